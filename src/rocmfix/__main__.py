@@ -1,0 +1,5 @@
+"""`python -m rocmfix` entry point."""
+
+from rocmfix.cli import main
+
+raise SystemExit(main())

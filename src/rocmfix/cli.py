@@ -1,0 +1,90 @@
+"""Command-line entry point: a lazy dispatcher over `rocmfix.commands.*`.
+
+Each subcommand lives in its own module exposing ``configure(parser)`` and
+``run(args) -> int``. Only the module of the command being run is imported, so
+`rocmfix explain` never pays for textual, torch or the doctor's probes.
+With no subcommand (or a path / ``-``) rocmfix opens the interactive session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from rocmfix import __version__
+from rocmfix.errors import ExitCode, RocmfixError
+
+# name -> (module, one-line help). Order is the order shown in --help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "explain": ("rocmfix.commands.explain", "name the root cause of an error message or log"),
+    "doctor": ("rocmfix.commands.doctor", "check this machine and confirm or rule out each cause"),
+    "verify": ("rocmfix.commands.verify", "prove the GPU works: staged matmul test in a subprocess"),
+    "fix": ("rocmfix.commands.fix", "preview (default) or apply a guided, reversible fix"),
+    "undo": ("rocmfix.commands.undo", "undo an applied fix byte for byte"),
+    "history": ("rocmfix.commands.history", "list applied fixes from the journal"),
+    "collect": ("rocmfix.commands.collect", "record a shareable snapshot of this machine"),
+    "report": ("rocmfix.commands.report", "write a redacted, paste-ready bug report"),
+    "fleet": ("rocmfix.commands.fleet", "summarize doctor results from many machines"),
+    "kb": ("rocmfix.commands.kb", "validate, list, show and evaluate the knowledge base"),
+    "demo": ("rocmfix.commands.demo", "open the interactive session on a bundled broken machine"),
+    "tui": ("rocmfix.commands.tui", "open the interactive session (the default)"),
+}
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    epilog = "commands:\n" + "\n".join(f"  {n:<9} {h}" for n, (_, h) in COMMANDS.items())
+    epilog += "\n\nRun `rocmfix COMMAND --help` for a command's options."
+    parser = argparse.ArgumentParser(
+        prog="rocmfix",
+        description="Explain, diagnose, fix and verify PyTorch-on-ROCm failures on AMD GPUs.",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"rocmfix {__version__}")
+    parser.add_argument("path", nargs="?", help="log file to open in the interactive session ('-' for stdin)")
+    return parser
+
+
+def _command_parser(name: str, module: object) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"rocmfix {name}", description=COMMANDS[name][1])
+    module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
+    return parser
+
+
+def _print_error(err: RocmfixError) -> None:
+    color = sys.stderr.isatty() and "NO_COLOR" not in os.environ
+    red, dim, off = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
+    print(f"{red}rocmfix: {err.message}{off}", file=sys.stderr)
+    if err.hint:
+        print(f"{dim}hint: {err.hint}{off}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run rocmfix with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    name = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    try:
+        if name is None:
+            top = _top_parser().parse_args(args_list)
+            name, args_list = "tui", ([top.path] if top.path else [])
+        else:
+            args_list = args_list[1:]
+        module = importlib.import_module(COMMANDS[name][0])
+        args = _command_parser(name, module).parse_args(args_list)
+        return int(module.run(args))
+    except RocmfixError as err:
+        _print_error(err)
+        return int(err.exit_code)
+    except KeyboardInterrupt:
+        print("rocmfix: interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # `rocmfix explain ... | head` closed the pipe: not an error worth a traceback.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep interpreter shutdown quiet
+        except OSError:
+            pass
+        return int(ExitCode.OK)

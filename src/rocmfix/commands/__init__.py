@@ -1,0 +1,1 @@
+"""Subcommands of the rocmfix CLI; each module defines configure(parser) and run(args)."""

@@ -1,0 +1,1 @@
+"""Packaged, sourced facts (copies of the project reference research); see rocmfix.facts."""

@@ -1,0 +1,222 @@
+"""Sourced facts about AMD GPUs, ROCm and PyTorch wheels, packaged as data.
+
+The YAML files in ``rocmfix/data/`` carry their sources and mark what could not
+be confirmed (``unverified: true``). This module gives typed, cached access to
+them so that every subsystem (matcher, doctor, verify, fixes) reads the same
+facts. Unverified values are exposed with their flag: callers must not let an
+unverified value drive a fix.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+
+_GFX_RE = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
+
+
+def _load(name: str) -> Any:
+    text = resources.files("rocmfix.data").joinpath(name).read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)  # noqa: S506 - CSafeLoader/SafeLoader only
+
+
+@dataclass(frozen=True)
+class GfxTarget:
+    """One gfx target from ``gfx-targets.yaml``."""
+
+    gfx: str
+    """LLVM target name, e.g. ``gfx1031``."""
+    family: str
+    kind: str
+    """discrete | integrated | datacenter."""
+    products: tuple[str, ...]
+    target_version: int | None
+    """KFD ``gfx_target_version`` (major*10000 + minor*100 + stepping)."""
+    hsa_override: str | None
+    """Community/AMD override value, or None when no override is known to work."""
+    override_notes: str
+    support: str
+    """Latest ROCm Linux status: supported | deprecated | unsupported | never_listed ..."""
+    sources: tuple[str, ...]
+
+    @property
+    def integrated(self) -> bool:
+        return self.kind == "integrated"
+
+
+@functools.cache
+def gfx_targets() -> dict[str, GfxTarget]:
+    """All known gfx targets keyed by name."""
+    out: dict[str, GfxTarget] = {}
+    for row in _load("gfx-targets.yaml").get("targets", []):
+        support = row.get("rocm_linux_support") or {}
+        out[row["gfx"]] = GfxTarget(
+            gfx=row["gfx"],
+            family=str(row.get("family", "")),
+            kind=str(row.get("kind", "")),
+            products=tuple(row.get("products") or ()),
+            target_version=row.get("gfx_target_version"),
+            hsa_override=row.get("hsa_override"),
+            override_notes=str(row.get("override_notes", "")).strip(),
+            support=str(support.get("status_latest", "unknown")),
+            sources=tuple(row.get("source") or ()),
+        )
+    return out
+
+
+def gfx_info(gfx: str) -> GfxTarget | None:
+    """Facts for ``gfx`` (feature suffixes like ``:xnack-`` are ignored)."""
+    return gfx_targets().get(gfx.split(":", 1)[0].strip().lower())
+
+
+def gfx_from_target_version(value: int) -> str | None:
+    """Decode a KFD ``gfx_target_version`` (e.g. 100301 -> ``gfx1031``); 0 -> None."""
+    if value <= 0:
+        return None
+    major, minor, step = value // 10000, (value // 100) % 100, value % 100
+    if minor > 15 or step > 15:
+        return None
+    return f"gfx{major}{minor:x}{step:x}"
+
+
+def override_for_gfx(gfx: str) -> str | None:
+    """The HSA_OVERRIDE_GFX_VERSION value for ``gfx``, or None when none is known."""
+    info = gfx_info(gfx)
+    return info.hsa_override if info else None
+
+
+def override_to_gfx(value: str) -> str | None:
+    """``10.3.0`` -> ``gfx1030``; None when the value is malformed (libhsakmt rules)."""
+    m = re.fullmatch(r"(\d{1,2})\.(\d{1,3})\.(\d{1,3})", value.strip())
+    if not m:
+        return None
+    major, minor, step = (int(g) for g in m.groups())
+    if major > 63 or minor > 255 or step > 255:
+        return None
+    return gfx_from_target_version(major * 10000 + minor * 100 + step)
+
+
+def is_gfx_name(text: str) -> bool:
+    return bool(_GFX_RE.match(text))
+
+
+@dataclass(frozen=True)
+class GpuPeak:
+    """Peak dense throughput of one GPU model, TFLOPS (from ``gpu-peak-tflops.yaml``)."""
+
+    name: str
+    vendor: str
+    fp32: float | None
+    fp16: float | None
+    bf16: float | None
+    unverified: bool
+    note: str
+
+
+@functools.cache
+def gpu_peaks() -> tuple[GpuPeak, ...]:
+    rows = _load("gpu-peak-tflops.yaml").get("gpus", [])
+    out = []
+    for r in rows:
+        fp32 = r.get("fp32_matrix_dense") or r.get("fp32_vector")
+        out.append(
+            GpuPeak(
+                name=r["name"],
+                vendor=str(r.get("vendor", "")),
+                fp32=fp32,
+                fp16=r.get("fp16_matrix_dense"),
+                bf16=r.get("bf16_matrix_dense"),
+                unverified=bool(r.get("unverified", False)),
+                note=str(r.get("note", "")),
+            )
+        )
+    return tuple(out)
+
+
+def _norm_name(name: str) -> str:
+    name = re.sub(r"\b(AMD|NVIDIA|Radeon|Instinct|GeForce|Graphics)\b", " ", name, flags=re.I)
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+
+
+def peak_for_device(device_name: str) -> GpuPeak | None:
+    """Best peak-table row for a device name as torch reports it, or None.
+
+    Matching is token based: every model token of the table row (``7900``,
+    ``xtx``, ``h200``) must appear in the device name; the longest row wins so
+    that "RX 7900 XTX" is not taken for "RX 7900 XT".
+    """
+    dev = set(_norm_name(device_name).split())
+    best: GpuPeak | None = None
+    best_len = 0
+    for peak in gpu_peaks():
+        tokens = [t for t in _norm_name(peak.name).split() if t not in {"sxm", "sxm5", "pcie", "or", "gb"}]
+        tokens = [t for t in tokens if not re.fullmatch(r"\d+gb|sxm\d?|oam", t)]
+        if tokens and all(t in dev for t in tokens) and len(tokens) > best_len:
+            best, best_len = peak, len(tokens)
+    return best
+
+
+@dataclass(frozen=True)
+class WheelRelease:
+    """One PyTorch release's ROCm wheel indexes (``pytorch-rocm-wheels.yaml``)."""
+
+    torch: str
+    rocm_indexes: tuple[str, ...]
+    python: str
+    arch: dict[str, tuple[str, ...]]
+    """index -> compiled gfx list ('*' key when the list is the same for all indexes)."""
+    unverified: bool
+
+
+@functools.cache
+def wheel_releases() -> tuple[WheelRelease, ...]:
+    out = []
+    for r in _load("pytorch-rocm-wheels.yaml").get("releases", []):
+        arch_raw = r.get("pytorch_rocm_arch")
+        if isinstance(arch_raw, dict):
+            arch = {k: tuple(v) for k, v in arch_raw.items()}
+        elif isinstance(arch_raw, list):
+            arch = {"*": tuple(arch_raw)}
+        else:
+            arch = {}
+        out.append(
+            WheelRelease(
+                torch=str(r["torch"]),
+                rocm_indexes=tuple(r.get("rocm_indexes") or ()),
+                python=str(r.get("python", "")),
+                arch=arch,
+                unverified=bool(r.get("unverified", False)),
+            )
+        )
+    return tuple(out)
+
+
+def rocm_index_for(rocm_version: str) -> str | None:
+    """Newest official wheel index for a system ROCm ``MAJOR.MINOR[.PATCH]``.
+
+    Returns an index name like ``rocm6.2`` only when that index existed for
+    some release (from the sourced release table); otherwise the closest older
+    index with the same major version, or None.
+    """
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", rocm_version.strip())
+    if not m:
+        return None
+    want = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    known: set[tuple[int, int, int]] = set()
+    for rel in wheel_releases():
+        for idx in rel.rocm_indexes:
+            parts = idx.removeprefix("rocm").split(".")
+            if all(p.isdigit() for p in parts):
+                nums = [int(p) for p in parts] + [0, 0]
+                known.add((nums[0], nums[1], nums[2]))
+    candidates = sorted(k for k in known if k[0] == want[0] and k <= want)
+    if not candidates:
+        return None
+    major, minor, patch = candidates[-1]
+    return f"rocm{major}.{minor}" + (f".{patch}" if patch else "")
