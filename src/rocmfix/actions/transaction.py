@@ -1,0 +1,221 @@
+"""Apply and undo plans: backups first, one step at a time, rollback on failure.
+
+``apply_plan`` re-checks that every file is still what the plan saw (so the
+plan shown is exactly what runs), journals the plan and its backups, then runs
+the steps. If a step fails, the steps already done are reversed and the
+record is marked ``rolled-back``. ``undo`` refuses to overwrite a file the
+user edited since, unless forced, and then keeps that newer copy as well.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from rocmfix.actions import fsops
+from rocmfix.actions.base import Command, FileEdit, Move, Plan, Step
+from rocmfix.actions.context import state_dir
+from rocmfix.actions.journal import (
+    JournalRecord,
+    backup_dir,
+    locked,
+    read_history,
+    sha,
+    write_begin,
+    write_event,
+)
+from rocmfix.errors import ActionError
+
+Runner = Callable[[tuple[str, ...], float], None]
+
+
+class ChangedSinceError(ActionError):
+    """Undo found files changed after rocmfix wrote them; ``details`` holds the diffs."""
+
+    def __init__(self, message: str, details: str, hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.details = details
+
+
+def default_state() -> Path:
+    return state_dir(os.environ, Path(os.environ.get("HOME") or Path.home()))
+
+
+def run_command(argv: tuple[str, ...], timeout: float) -> None:
+    """Run ``argv`` with the terminal's stdin; its output goes to stderr. Raises on failure."""
+    try:
+        done = subprocess.run(argv, stdout=2, stderr=2, timeout=timeout, check=False)
+    except FileNotFoundError:
+        raise ActionError(f"command not found: {argv[0]}") from None
+    except subprocess.TimeoutExpired:
+        raise ActionError(f"`{' '.join(argv)}` did not finish within {timeout:.0f}s") from None
+    if done.returncode != 0:
+        raise ActionError(f"`{' '.join(argv)}` failed with exit status {done.returncode}")
+
+
+def apply_plan(
+    plan: Plan, state: Path | None = None, runner: Runner = run_command
+) -> JournalRecord:
+    """Apply ``plan``; returns its journal record. Raises ActionError (after rollback)."""
+    state = state or default_state()
+    if plan.changes_nothing:
+        raise ActionError(f"{plan.action}: nothing to change", hint="the fix is already in place")
+    with locked(state):
+        _preflight(plan.steps)
+        write_begin(state, plan)
+        done: list[Step] = []
+        for n, step in enumerate(plan.steps, 1):
+            try:
+                _do(step, runner)
+            except (OSError, ActionError) as err:
+                failures = _rollback(done, runner)
+                write_event(state, plan.id, "rolled-back", error=str(err), failures=failures)
+                msg = getattr(err, "message", None) or str(err)
+                raise ActionError(
+                    f"{plan.action}: step {n} failed ({msg}); "
+                    f"{len(done)} earlier change(s) rolled back",
+                    hint="; ".join(failures) or None,
+                ) from None
+            done.append(step)
+        write_event(state, plan.id, "applied")
+    return _find(state, plan.id)
+
+
+def _preflight(steps: tuple[Step, ...]) -> None:
+    for step in steps:
+        if isinstance(step, FileEdit) and fsops.read_bytes(step.path) != step.before:
+            raise ActionError(
+                f"{step.path} changed since the plan was made",
+                hint="run the command again to see a fresh plan",
+            )
+        if isinstance(step, Move):
+            if not os.path.lexists(step.src):
+                raise ActionError(f"{step.src} no longer exists", hint="run the command again")
+            if os.path.lexists(step.dst):
+                raise ActionError(f"backup destination {step.dst} already exists")
+
+
+def _do(step: Step, runner: Runner) -> None:
+    if isinstance(step, FileEdit):
+        fsops.atomic_write(step.path, step.after)
+    elif isinstance(step, Move):
+        fsops.move(step.src, step.dst)
+    else:
+        runner(step.argv, step.timeout)
+
+
+def _reverse(step: Step, runner: Runner) -> None:
+    if isinstance(step, FileEdit):
+        if step.before is None:
+            fsops.remove(step.path)
+        else:
+            fsops.atomic_write(step.path, step.before)
+    elif isinstance(step, Move):
+        fsops.move(step.dst, step.src)
+    elif step.undo_argv:
+        runner(step.undo_argv, step.timeout)
+
+
+def _rollback(done: list[Step], runner: Runner) -> list[str]:
+    failures = []
+    for step in reversed(done):
+        try:
+            _reverse(step, runner)
+        except (OSError, ActionError) as err:
+            failures.append(f"could not reverse `{step.render().splitlines()[0]}`: {err}")
+    return failures
+
+
+def history(state: Path | None = None) -> tuple[JournalRecord, ...]:
+    """Every journal record, oldest first."""
+    return read_history(state or default_state())
+
+
+def _find(state: Path, record_id: str) -> JournalRecord:
+    records = read_history(state)
+    if record_id == "last":
+        live = [r for r in records if r.undoable]
+        if not live:
+            raise ActionError("there is no applied fix to undo", hint="see `rocmfix history`")
+        return live[-1]
+    for record in records:
+        if record.id == record_id:
+            return record
+    raise ActionError(f"no journal record {record_id!r}", hint="see `rocmfix history` for ids")
+
+
+def undo(
+    record_id: str = "last",
+    force: bool = False,
+    state: Path | None = None,
+    runner: Runner = run_command,
+) -> JournalRecord:
+    """Reverse a record's steps, newest first. Raises ChangedSinceError unless ``force``."""
+    state = state or default_state()
+    with locked(state):
+        record = _find(state, record_id)
+        if not record.undoable:
+            raise ActionError(f"{record.id} ({record.action}) is {record.status}; nothing to undo")
+        live = [
+            (n, s)
+            for n, s in enumerate(record.steps)
+            if record.status != "incomplete" or _was_done(s)
+        ]
+        conflicts = _conflicts(tuple(s for _, s in live))
+        if conflicts and not force:
+            raise ChangedSinceError(
+                f"{len(conflicts)} file(s) changed since {record.id} was applied; not undoing",
+                "\n".join(conflicts),
+                hint="pass --force to undo anyway (the newer copy is kept)",
+            )
+        keep = backup_dir(state, record.id)
+        for n, step in reversed(live):
+            _set_aside(step, keep / f"{n}.newer")
+            _reverse(step, runner)
+        write_event(state, record.id, "undone")
+    return _find(state, record.id)
+
+
+def _conflicts(steps: tuple[Step, ...]) -> list[str]:
+    out = []
+    for step in steps:
+        if isinstance(step, FileEdit):
+            now = fsops.read_bytes(step.path)
+            if sha(now) != sha(step.after):
+                out.append(_diff(step.path, step.after, now))
+        elif isinstance(step, Move) and os.path.lexists(step.src):
+            out.append(f"{step.src} exists again (recreated since it was moved aside)")
+        elif isinstance(step, Move) and not os.path.lexists(step.dst):
+            out.append(f"backup {step.dst} is missing")
+    return out
+
+
+def _diff(path: str, ours: bytes, now: bytes | None) -> str:
+    a = ours.decode("utf-8", "replace").splitlines(keepends=True)
+    b = (now or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    label = "(deleted)" if now is None else f"{path} (now)"
+    body = "".join(difflib.unified_diff(a, b, f"{path} (as rocmfix wrote it)", label))
+    return body.rstrip("\n") or f"{path}: changed"
+
+
+def _set_aside(step: Step, dest: Path) -> None:
+    """Under --force, keep what would be overwritten so that nothing is lost."""
+    if isinstance(step, FileEdit):
+        now = fsops.read_bytes(step.path)
+        if now is not None and sha(now) != sha(step.after):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(now)
+    elif isinstance(step, Move) and os.path.lexists(step.src) and os.path.lexists(step.dst):
+        fsops.move(step.src, dest)
+
+
+def _was_done(step: Step) -> bool:
+    """For a record interrupted midway: whether this step had taken effect."""
+    if isinstance(step, FileEdit):
+        return fsops.read_bytes(step.path) == step.after
+    if isinstance(step, Move):
+        return os.path.lexists(step.dst)
+    return True
