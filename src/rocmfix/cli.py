@@ -9,6 +9,7 @@ With no subcommand (or a path / ``-``) rocmfix opens the interactive session.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -21,7 +22,10 @@ from rocmfix.errors import ExitCode, RocmfixError
 COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("rocmfix.commands.explain", "name the root cause of an error message or log"),
     "doctor": ("rocmfix.commands.doctor", "check this machine and confirm or rule out each cause"),
-    "verify": ("rocmfix.commands.verify", "prove the GPU works: staged matmul test in a subprocess"),
+    "verify": (
+        "rocmfix.commands.verify",
+        "prove the GPU works: staged matmul test in a subprocess",
+    ),
     "fix": ("rocmfix.commands.fix", "preview (default) or apply a guided, reversible fix"),
     "undo": ("rocmfix.commands.undo", "undo an applied fix byte for byte"),
     "history": ("rocmfix.commands.history", "list applied fixes from the journal"),
@@ -44,7 +48,9 @@ def _top_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rocmfix {__version__}")
-    parser.add_argument("path", nargs="?", help="log file to open in the interactive session ('-' for stdin)")
+    parser.add_argument(
+        "path", nargs="?", help="log file to open in the interactive session ('-' for stdin)"
+    )
     return parser
 
 
@@ -83,8 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # `rocmfix explain ... | head` closed the pipe: not an error worth a traceback.
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep interpreter shutdown quiet
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown quiet
         return int(ExitCode.OK)
+    except ModuleNotFoundError as err:
+        if err.name and err.name.startswith("rocmfix.commands"):
+            raise RocmfixError(f"`rocmfix {name}` is not available in this build") from None
+        raise

@@ -155,7 +155,9 @@ def peak_for_device(device_name: str) -> GpuPeak | None:
     best: GpuPeak | None = None
     best_len = 0
     for peak in gpu_peaks():
-        tokens = [t for t in _norm_name(peak.name).split() if t not in {"sxm", "sxm5", "pcie", "or", "gb"}]
+        tokens = [
+            t for t in _norm_name(peak.name).split() if t not in {"sxm", "sxm5", "pcie", "or", "gb"}
+        ]
         tokens = [t for t in tokens if not re.fullmatch(r"\d+gb|sxm\d?|oam", t)]
         if tokens and all(t in dev for t in tokens) and len(tokens) > best_len:
             best, best_len = peak, len(tokens)

@@ -1,0 +1,184 @@
+"""Human (rich) output of `rocmfix explain`: cause, evidence, why, fixes, references.
+
+Kept apart from the command so that the ``--json`` path never imports rich.
+Fits 80 columns; rich drops colour for NO_COLOR and for non-TTY output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.padding import Padding
+from rich.text import Text
+
+_LABELS = {
+    "en": {
+        "cause": "Cause",
+        "possible": "Possibly related",
+        "evidence": "Evidence",
+        "why": "Why",
+        "values": "Your values",
+        "fix": "Fix",
+        "refs": "References",
+        "caveats": "Caveats",
+        "benign": "Expected lines (harmless; not your problem)",
+        "none": "No known ROCm root cause found.",
+        "none_hint": "Try `rocmfix doctor` to check this machine, or paste more of the log (the whole traceback).",
+        "read": "read",
+        "lines": "lines",
+        "times": "times",
+        "first": "first at line",
+        "last": "last at line",
+        "first_error": "First error in the log at line",
+        "run": "run",
+        "type": "type",
+        "root": "needs root",
+        "risk": "risk",
+        "checks": "This machine",
+    },
+    "zh": {
+        "cause": "原因",
+        "possible": "可能相关",
+        "evidence": "证据",
+        "why": "原因说明",
+        "values": "检测到的值",
+        "fix": "修复",
+        "refs": "参考资料",
+        "caveats": "注意",
+        "benign": "预期内的输出（无害，不是问题所在）",
+        "none": "没有找到已知的 ROCm 根本原因。",
+        "none_hint": "可运行 `rocmfix doctor` 检查本机，或粘贴更多日志（完整的 traceback）。",
+        "read": "读取",
+        "lines": "行",
+        "times": "次",
+        "first": "首次出现于第",
+        "last": "最后出现于第",
+        "first_error": "日志中的第一个错误位于第",
+        "run": "运行",
+        "type": "输入",
+        "root": "需要 root",
+        "risk": "风险",
+        "checks": "本机检查",
+    },
+}
+
+
+def _fix_command(fix: Any) -> str | None:
+    if not fix.action:
+        return None
+    parts = ["rocmfix", "fix", fix.action]
+    for key, value in fix.params.items():
+        if isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        parts.append(f"{key}={'' if value is None else value}")
+    return " ".join(parts)
+
+
+def _evidence_line(ev: Any, t: dict[str, str]) -> Text:
+    line = Text(f"L{ev.line:<6}", style="dim")
+    line.append(ev.text[:300], style="bold")
+    if ev.count > 1:
+        line.append(
+            f"  (×{ev.count}, {t['first']} {ev.line}, {t['last']} {ev.last_line})", style="dim"
+        )
+    return line
+
+
+def _render_match(
+    console: Console, m: Any, lang: str, t: dict[str, str], checks: dict[str, Any] | None
+) -> None:
+    entry = m.entry
+    head = Text("✗ " if m.confident else "? ", style="bold red" if m.confident else "yellow")
+    head.append(f"{t['cause'] if m.confident else t['possible']}: ", style="bold")
+    head.append(entry.text("title", lang), style="bold")
+    head.append(f"  [{entry.id} · {m.confidence:.0%}]", style="cyan")
+    console.print(head)
+    console.print(Padding(Text(entry.text("summary", lang)), (0, 0, 0, 2)))
+    if m.evidence:
+        console.print(Padding(Text(t["evidence"], style="bold underline"), (1, 0, 0, 2)))
+        for ev in m.evidence:
+            console.print(Padding(_evidence_line(ev, t), (0, 0, 0, 4)))
+    if not m.confident:
+        return
+    console.print(Padding(Text(t["why"], style="bold underline"), (1, 0, 0, 2)))
+    console.print(Padding(Text(entry.text("explanation", lang)), (0, 0, 0, 4)))
+    if m.params:
+        values = ", ".join(f"{k}={v}" for k, v in sorted(m.params.items()))
+        console.print(Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2)))
+    if checks and entry.id in checks:
+        verdict = checks[entry.id]
+        console.print(
+            Padding(
+                Text(
+                    f"{t['checks']}: {verdict['verdict']} — {verdict['summary']}", style="magenta"
+                ),
+                (1, 0, 0, 2),
+            )
+        )
+    fixes = m.fixes(lang)
+    if fixes:
+        console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2)))
+        for n, fix in enumerate(fixes, 1):
+            meta = f"[{t['risk']}: {fix.risk}{', ' + t['root'] if fix.root else ''}]"
+            console.print(Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4)))
+            cmd = _fix_command(fix)
+            if cmd:
+                console.print(Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7)))
+            for command in fix.commands:
+                console.print(Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7)))
+    if entry.text("caveats", lang):
+        console.print(Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2)))
+        console.print(Padding(Text(entry.text("caveats", lang), style="yellow"), (0, 0, 0, 4)))
+    if entry.references:
+        console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2)))
+        for ref in entry.references:
+            console.print(Padding(Text(f"- {ref}", style="blue"), (0, 0, 0, 4)))
+
+
+def render(result: Any, *, top: int, lang: str, checks: dict[str, Any] | None = None) -> None:
+    """Print an Explanation for a person."""
+    t = _LABELS.get(lang, _LABELS["en"])
+    console = Console(width=min(Console().width, 100), highlight=False, soft_wrap=False)
+    ex = result.excerpt
+    console.print(
+        Text(
+            f"rocmfix explain · {t['read']} {ex.lines} {t['lines']} ({ex.bytes} bytes)", style="dim"
+        )
+    )
+    first = ex.first_fatal
+    if first is not None and ex.lines > 20:
+        console.print(
+            Text(f"{t['first_error']} {first.first_line}: {first.text[:120]}", style="dim")
+        )
+    console.print()
+    shown = result.matches[: max(top, 1)]
+    confident = [m for m in shown if m.confident]
+    if not confident:
+        console.print(Text(t["none"], style="bold yellow"))
+        console.print(Text(t["none_hint"], style="dim"))
+    for m in confident:
+        _render_match(console, m, lang, t, checks)
+        console.print()
+    others = [m for m in shown if not m.confident]
+    if others:
+        console.print(Text(t["possible"] + ":", style="bold"))
+        for m in others:
+            console.print(
+                Padding(
+                    Text(f"- {m.entry.text('title', lang)}  [{m.entry.id} · {m.confidence:.0%}]"),
+                    (0, 0, 0, 2),
+                )
+            )
+        console.print()
+    if result.benign:
+        console.print(Text(t["benign"], style="bold green"))
+        for b in result.benign:
+            ev = b.evidence[0] if b.evidence else None
+            where = f"L{ev.line} " if ev else ""
+            console.print(
+                Padding(
+                    Text(f"✓ {where}{b.entry.text('title', lang)}", style="green"), (0, 0, 0, 2)
+                )
+            )

@@ -1,0 +1,419 @@
+"""Rank knowledge-base entries for a pasted error or a whole log.
+
+Scoring, per entry:
+
+* **Signatures.** Each distinct signature that matches a candidate line adds
+  its weight by noisy-or (``1 - prod(1 - w)``). Supporting signatures
+  (weight < 0.5) only count beside a stronger hit; alone they stay below 0.3.
+* **Benign lines.** A line that a ``benign`` entry claims decisively (MIOpen's
+  missing-database warning...) counts at a third of its weight for root causes.
+* **Excludes.** A matching exclude pattern divides the strength by four.
+* **Machine context.** A text that shows an NVIDIA machine (nvidia-smi output,
+  a GeForce name, CUDA-only launch hints) and nothing of ROCm halves every
+  confidence: a wrong confident answer costs a user hours.
+* **Symptoms.** Short hand-typed input is fuzzy-matched (rapidfuzz) against
+  the entries' symptom phrasings; an ambiguous phrase (several entries close
+  together) stays below 0.5.
+* **Position.** Hits in the last error region of a log count fully; earlier
+  hits keep 90%, since an early cause line often explains a later symptom.
+
+``confidence >= 0.5`` means "this is the cause"; lower means "possibly
+related". Ordering is deterministic: confidence, then priority, then id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from rocmfix.extract import (
+    Excerpt,
+    clean_line,
+    dedup_key,
+    extract_stream,
+    extract_text,
+    make_engine,
+)
+from rocmfix.kb.model import Entry, KnowledgeBase, Signature
+from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
+
+CONFIDENT = 0.5
+_MAX_EVIDENCE = 5
+_MAX_CANDIDATES = 6000
+_FUZZY_MAX_CHARS = 600
+
+_AMD_CONTEXT = re.compile(
+    r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
+    r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|\bAMD\b|directml|zluda",
+    re.IGNORECASE,
+)
+# Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
+# builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
+_NVIDIA_CONTEXT = re.compile(
+    r"NVIDIA-SMI|nvidia-smi|GeForce|Quadro|\bTesla [A-Z]?\d|\b[RG]TX ?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
+    r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
+    r"\bsm_\d{2,3}\b|CUDA Version: ?\d|NVIDIA driver version"
+)
+
+# Values any entry's fixes may use, pulled from the whole input when the entry's
+# own extractors found nothing.
+_GLOBAL_EXTRACT: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("gfx", re.compile(r"\b(gfx[0-9]{3,4}[0-9a-f]?)\b")),
+    ("rocm_version", re.compile(r"(?:ROCm|rocm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)")),
+    (
+        "torch_version",
+        re.compile(r"\btorch[= -]{1,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+[a-z0-9.]+)?)"),
+    ),
+    ("library", re.compile(r"\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)")),
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A line of the input that supports a match."""
+
+    line: int
+    text: str
+    count: int = 1
+    last_line: int = 0
+    weight: float = 0.0
+    pattern: str = ""
+    """The signature that fired (so a UI can say why)."""
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"line": self.line, "text": self.text}
+        if self.count > 1:
+            out["count"] = self.count
+            out["last_line"] = self.last_line
+        return out
+
+
+@dataclass(frozen=True)
+class Match:
+    """One ranked entry with its evidence and the values found for its fixes."""
+
+    entry: Entry
+    confidence: float
+    evidence: tuple[Evidence, ...]
+    params: Mapping[str, str] = field(default_factory=dict)
+    via: str = "signature"
+    """signature | symptom: what made the match."""
+
+    @property
+    def confident(self) -> bool:
+        return self.confidence >= CONFIDENT
+
+    def fixes(self, lang: str = "en") -> tuple[RenderedFix, ...]:
+        return render_fixes(self.entry.fixes, self.params, lang)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The result of explaining one input."""
+
+    matches: tuple[Match, ...]
+    """Root-cause candidates, best first (only entries with some evidence)."""
+    benign: tuple[Match, ...]
+    """Harmless, expected lines that were found."""
+    excerpt: Excerpt
+    context: str
+    """amd | nvidia | mixed | unknown: what kind of machine the text shows."""
+
+    @property
+    def top(self) -> Match | None:
+        return self.matches[0] if self.matches and self.matches[0].confident else None
+
+
+class _CompiledEntry:
+    __slots__ = ("entry", "sigs", "excludes", "extract")
+
+    def __init__(self, entry: Entry):
+        self.entry = entry
+        self.sigs = tuple((s, _compile(s)) for s in entry.signatures)
+        self.excludes = tuple(_compile(s) for s in entry.excludes)
+        self.extract = tuple((x.name, re.compile(x.regex)) for x in entry.extract)
+
+
+def _compile(sig: Signature) -> re.Pattern[str]:
+    source = re.escape(sig.pattern) if sig.literal else sig.pattern
+    return re.compile(source, re.IGNORECASE if sig.ignore_case else 0)
+
+
+class Matcher:
+    """A knowledge base compiled for matching. Build once, use for many inputs."""
+
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self._entries = tuple(_CompiledEntry(e) for e in kb.entries)
+
+    @cached_property
+    def _engine(self):  # type: ignore[no-untyped-def]  # engine types are private to extract
+        pats: list[tuple[str, bool]] = []
+        for ce in self._entries:
+            for sig in (*ce.entry.signatures, *ce.entry.excludes):
+                pats.append(
+                    (re.escape(sig.pattern) if sig.literal else sig.pattern, sig.ignore_case)
+                )
+        pats.append((_NVIDIA_CONTEXT.pattern, False))
+        return make_engine(pats)
+
+    # ------------------------------------------------------------- entry points
+
+    def explain_text(self, text: str) -> Explanation:
+        """Explain an in-memory text (argument, paste)."""
+        if len(text) <= 64 * 1024:
+            return self._explain(_short_excerpt(text))
+        return self._explain(extract_text(text, self._engine))
+
+    def explain_stream(self, stream) -> Explanation:  # type: ignore[no-untyped-def]
+        """Explain a binary stream (file, gzip, stdin) with bounded memory."""
+        return self._explain(extract_stream(stream, self._engine))
+
+    # ------------------------------------------------------------- scoring
+
+    def _explain(self, excerpt: Excerpt) -> Explanation:
+        candidates = _candidates(excerpt)
+        context = _context(candidates)
+        benign_lines = self._benign_lines(candidates)
+        last_fatal = excerpt.last_fatal
+        region_start = max(1, last_fatal.first_line - 60) if last_fatal else 0
+        scored: list[Match] = []
+        for ce in self._entries:
+            match = self._score(ce, candidates, benign_lines, region_start, context)
+            if match is not None:
+                scored.append(match)
+        fuzzy = self._fuzzy(excerpt)
+        scored = _merge_fuzzy(scored, fuzzy, {ce.entry.id: ce.entry for ce in self._entries})
+        scored = [self._with_params(m, candidates, excerpt) for m in scored]
+        scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
+        causes = tuple(m for m in scored if not m.entry.benign)
+        benign = tuple(m for m in scored if m.entry.benign and m.confident)
+        return Explanation(matches=causes, benign=benign, excerpt=excerpt, context=context)
+
+    def _benign_lines(self, candidates: list[tuple[int, str, int, int]]) -> set[int]:
+        lines: set[int] = set()
+        for ce in self._entries:
+            if not ce.entry.benign:
+                continue
+            for sig, rx in ce.sigs:
+                if sig.decisive:
+                    lines.update(c[0] for c in candidates if rx.search(c[1]))
+        return lines
+
+    def _score(
+        self,
+        ce: _CompiledEntry,
+        candidates: list[tuple[int, str, int, int]],
+        benign_lines: set[int],
+        region_start: int,
+        context: str,
+    ) -> Match | None:
+        hits: dict[int, tuple[float, Evidence]] = {}
+        evidence: list[Evidence] = []
+        in_region = False
+        for idx, (sig, rx) in enumerate(ce.sigs):
+            for line, text, count, last in candidates:
+                if not rx.search(text):
+                    continue
+                weight = sig.weight
+                if line in benign_lines and not ce.entry.benign:
+                    weight /= 3
+                ev = Evidence(
+                    line=line,
+                    text=text,
+                    count=count,
+                    last_line=last,
+                    weight=weight,
+                    pattern=sig.pattern,
+                )
+                if idx not in hits or weight > hits[idx][0]:
+                    hits[idx] = (weight, ev)
+                evidence.append(ev)
+                if last >= region_start:
+                    in_region = True
+        if not hits:
+            return None
+        strong = [w for w, _ in hits.values() if w >= 0.5]
+        weights = [w for w, _ in hits.values()] if strong else [w for w, _ in hits.values()]
+        strength = 1.0
+        for w in weights:
+            strength *= 1.0 - w
+        strength = 1.0 - strength
+        if not strong:
+            strength = min(strength, 0.3)
+        if ce.excludes and any(rx.search(c[1]) for rx in ce.excludes for c in candidates):
+            strength /= 4
+        if context == "nvidia":
+            strength /= 2
+        if region_start and not in_region:
+            strength *= 0.9
+        best = sorted(
+            {(e.line, e.text): e for e in evidence}.values(), key=lambda e: (-e.weight, e.line)
+        )
+        chosen = sorted(best[:_MAX_EVIDENCE], key=lambda e: e.line)
+        return Match(
+            entry=ce.entry, confidence=round(min(strength, 0.99), 4), evidence=tuple(chosen)
+        )
+
+    def _fuzzy(self, excerpt: Excerpt) -> dict[str, float]:
+        text = excerpt.full_text
+        if text is None or len(text) > _FUZZY_MAX_CHARS or not text.strip():
+            return {}
+        from rapidfuzz import fuzz, utils  # noqa: PLC0415 - only short inputs need it
+
+        query = utils.default_process(text)
+        if len(query.split()) < 2:
+            return {}
+        scores: dict[str, float] = {}
+        for ce in self._entries:
+            best = 0.0
+            for symptom in ce.entry.symptoms:
+                s = fuzz.token_set_ratio(query, utils.default_process(symptom))
+                s = min(s, fuzz.WRatio(query, symptom, processor=utils.default_process))
+                best = max(best, s)
+            if best >= 70:
+                scores[ce.entry.id] = best
+        return scores
+
+    def _with_params(
+        self, match: Match, candidates: list[tuple[int, str, int, int]], excerpt: Excerpt
+    ) -> Match:
+        ce = next(c for c in self._entries if c.entry is match.entry)
+        params: dict[str, str] = {}
+        texts = (
+            [e.text for e in match.evidence]
+            + [c[1] for c in candidates]
+            + [t for _, t in excerpt.tail]
+        )
+        for name, rx in ce.extract:
+            for text in texts:
+                m = rx.search(text)
+                if m and m.group(1) and (value := clean_value(name, m.group(1))):
+                    params[name] = value
+                    break
+        for name, rx in _GLOBAL_EXTRACT:
+            if name in params:
+                continue
+            for text in texts:
+                m = rx.search(text)
+                if m and (value := clean_value(name, m.group(1))):
+                    params[name] = value
+                    break
+        return Match(
+            entry=match.entry,
+            confidence=match.confidence,
+            evidence=match.evidence,
+            params=derive(params),
+            via=match.via,
+        )
+
+
+def _short_excerpt(text: str) -> Excerpt:
+    """Every line of a short input is a candidate (no engine needed)."""
+    from rocmfix.extract import _FATAL_RE, Finding  # noqa: PLC0415
+
+    seen: dict[str, list[object]] = {}
+    cleaned: list[str] = []
+    raw_lines = text.split("\n")
+    for no, raw in enumerate(raw_lines, 1):
+        line = clean_line(raw)
+        cleaned.append(line)
+        if not line:
+            continue
+        key = dedup_key(line)
+        if key in seen:
+            seen[key][2] = no
+            seen[key][3] = int(seen[key][3]) + 1  # type: ignore[call-overload]
+        else:
+            seen[key] = [line, no, no, 1]
+    findings = tuple(
+        Finding(
+            text=str(r[0]),
+            first_line=int(r[1]),
+            last_line=int(r[2]),
+            count=int(r[3]),  # type: ignore[call-overload]
+            fatal=bool(_FATAL_RE.search(str(r[0]))),
+        )
+        for r in seen.values()
+    )
+    n = len(raw_lines) - (1 if text.endswith("\n") else 0)
+    tail = tuple((i + 1, t) for i, t in enumerate(cleaned) if t)[-120:]
+    return Excerpt(
+        bytes=len(text.encode("utf-8", "replace")),
+        lines=max(n, 0),
+        findings=findings,
+        tail=tail,
+        full_text="\n".join(cleaned),
+    )
+
+
+def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
+    rows = {f.first_line: (f.first_line, f.text, f.count, f.last_line) for f in excerpt.findings}
+    for no, text in excerpt.tail:
+        if no not in rows and all(r[1] != text for r in rows.values()):
+            rows[no] = (no, text, 1, no)
+    out = sorted(rows.values())
+    if len(out) > _MAX_CANDIDATES:
+        half = _MAX_CANDIDATES // 2
+        out = out[:half] + out[-half:]
+    return out
+
+
+def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
+    amd = nvidia = False
+    for _, text, _, _ in candidates:
+        amd = amd or bool(_AMD_CONTEXT.search(text))
+        nvidia = nvidia or bool(_NVIDIA_CONTEXT.search(text))
+        if amd and nvidia:
+            return "mixed"
+    return "amd" if amd else "nvidia" if nvidia else "unknown"
+
+
+def _merge_fuzzy(
+    scored: list[Match], fuzzy: dict[str, float], entries: dict[str, Entry]
+) -> list[Match]:
+    if not fuzzy:
+        return scored
+    ranked = sorted(fuzzy.values(), reverse=True)
+    ambiguous = len(ranked) > 1 and ranked[0] - ranked[1] < 4
+    by_id = {m.entry.id: m for m in scored}
+    for eid, score in fuzzy.items():
+        conf = 0.3 + 0.45 * (score - 70) / 30
+        if ambiguous or score < ranked[0]:
+            conf = min(conf, 0.45)
+        existing = by_id.get(eid)
+        if existing is None:
+            by_id[eid] = Match(
+                entry=entries[eid], confidence=round(conf, 4), evidence=(), via="symptom"
+            )
+        elif conf > existing.confidence:
+            by_id[eid] = Match(
+                entry=existing.entry,
+                confidence=round(conf, 4),
+                evidence=existing.evidence,
+                via="symptom",
+            )
+    return list(by_id.values())
+
+
+_MATCHERS: dict[int, Matcher] = {}
+
+
+def matcher_for(kb: KnowledgeBase) -> Matcher:
+    """A cached :class:`Matcher` for ``kb``."""
+    key = id(kb)
+    if key not in _MATCHERS:
+        _MATCHERS.clear()
+        _MATCHERS[key] = Matcher(kb)
+    return _MATCHERS[key]
+
+
+def explain_text(text: str, kb: KnowledgeBase | None = None) -> Explanation:
+    """Explain ``text`` with ``kb`` (default: the merged built-in + user KB)."""
+    if kb is None:
+        from rocmfix.kb.loader import load_kb  # noqa: PLC0415
+
+        kb = load_kb()
+    return matcher_for(kb).explain_text(text)

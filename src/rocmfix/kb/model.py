@@ -1,0 +1,116 @@
+"""Typed model of a knowledge-base entry (format: docs/kb-schema.md).
+
+Entries are immutable once loaded; the matcher, the CLI and the TUI all read
+the same objects. Localised text is a mapping ``lang -> text`` with English
+always present; :meth:`Entry.text` falls back to English.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+SEVERITIES = ("error", "benign")
+RISKS = ("low", "medium", "high")
+
+
+def pick(text: Mapping[str, str], lang: str) -> str:
+    """The ``lang`` variant of a localised string, falling back to English."""
+    return text.get(lang) or text.get("en", "")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A pattern that identifies an entry in a line of text."""
+
+    pattern: str
+    """Regex source, or the literal text when ``literal`` is true."""
+    weight: float
+    """0..1: >= 0.8 decisive; < 0.5 only supports a stronger hit."""
+    literal: bool = False
+    ignore_case: bool = False
+
+    @property
+    def decisive(self) -> bool:
+        return self.weight >= 0.8
+
+    @property
+    def supporting(self) -> bool:
+        return self.weight < 0.5
+
+
+@dataclass(frozen=True)
+class Extractor:
+    """A named value pulled from matching text (first capture group)."""
+
+    name: str
+    regex: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One way to fix an entry: a built-in action, or manual steps to type."""
+
+    text: Mapping[str, str]
+    """What the step does, localised."""
+    action: str | None = None
+    """Built-in action id (rocmfix.actions) or None for a manual step."""
+    params: Mapping[str, object] = field(default_factory=dict)
+    """Typed action parameters; strings may hold ``{placeholders}``."""
+    commands: tuple[str, ...] = ()
+    """Commands shown for the user to type; rocmfix never runs these."""
+    risk: str = "low"
+    root: bool = False
+    when: tuple[str, ...] = ()
+    """Parameter names that must be known for this fix to be offered."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One root cause (or one benign, expected line) in the knowledge base."""
+
+    id: str
+    title: Mapping[str, str]
+    summary: Mapping[str, str]
+    explanation: Mapping[str, str]
+    severity: str = "error"
+    priority: int = 50
+    caveats: Mapping[str, str] = field(default_factory=dict)
+    signatures: tuple[Signature, ...] = ()
+    excludes: tuple[Signature, ...] = ()
+    symptoms: tuple[str, ...] = ()
+    extract: tuple[Extractor, ...] = ()
+    checks: tuple[str, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    references: tuple[str, ...] = ()
+    origin: str = ""
+    """File the entry was loaded from."""
+
+    @property
+    def benign(self) -> bool:
+        return self.severity == "benign"
+
+    def text(self, name: str, lang: str = "en") -> str:
+        """Localised value of ``title``, ``summary``, ``explanation`` or ``caveats``."""
+        return pick(getattr(self, name), lang)
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """All entries in load order, plus the user files that were skipped."""
+
+    entries: tuple[Entry, ...]
+    sources: tuple[str, ...] = ()
+    """Files merged, in order."""
+    problems: tuple[str, ...] = ()
+    """One message per user KB file that was invalid and skipped."""
+
+    def get(self, entry_id: str) -> Entry | None:
+        for entry in self.entries:
+            if entry.id == entry_id:
+                return entry
+        return None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(e.id for e in self.entries)
