@@ -68,6 +68,15 @@ def _print_error(err: RocmfixError) -> None:
         print(f"{dim}hint: {err.hint}{off}", file=sys.stderr)
 
 
+def _import_command(name: str) -> object:
+    try:
+        return importlib.import_module(COMMANDS[name][0])
+    except ModuleNotFoundError as err:
+        if err.name == COMMANDS[name][0]:
+            raise RocmfixError(f"`rocmfix {name}` is not available in this build") from None
+        raise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run rocmfix with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -78,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             name, args_list = "tui", ([top.path] if top.path else [])
         else:
             args_list = args_list[1:]
-        module = importlib.import_module(COMMANDS[name][0])
+        module = _import_command(name)
         args = _command_parser(name, module).parse_args(args_list)
         return int(module.run(args))
     except RocmfixError as err:
@@ -92,7 +101,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown quiet
         return int(ExitCode.OK)
-    except ModuleNotFoundError as err:
-        if err.name and err.name.startswith("rocmfix.commands"):
-            raise RocmfixError(f"`rocmfix {name}` is not available in this build") from None
-        raise

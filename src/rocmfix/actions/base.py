@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rocmfix.actions.context import Context

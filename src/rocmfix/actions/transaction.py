@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rocmfix.actions import fsops
-from rocmfix.actions.base import Command, FileEdit, Move, Plan, Step
+from rocmfix.actions.base import FileEdit, Move, Plan, Step
 from rocmfix.actions.context import state_dir
 from rocmfix.actions.journal import (
     JournalRecord,

@@ -19,9 +19,11 @@ when several devices are tested.
 """
 
 import argparse
+import faulthandler
 import json
 import math
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -527,6 +529,9 @@ def main(argv=None):
     if args.rank is not None:
         return rank_main(args)
     _claim_stdout()
+    if hasattr(signal, "SIGUSR1"):
+        # The parent sends SIGUSR1 before killing a hung child: dump where it is stuck.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     emit("hello", protocol=PROTOCOL, python=sys.version.split()[0], executable=sys.executable,
          pid=os.getpid())
     try:
