@@ -86,15 +86,28 @@ class Stage:
     def __exit__(self, exc_type, exc, tb):
         seconds = time.perf_counter() - self.t0
         if exc is None:
-            emit("done", stage=self.name, device=self.device, seconds=seconds,
-                 detail=self.detail, data=self.data)
+            emit(
+                "done",
+                stage=self.name,
+                device=self.device,
+                seconds=seconds,
+                detail=self.detail,
+                data=self.data,
+            )
             return False
         if isinstance(exc, CheckFailed):
             kind, facts = exc.kind, exc.facts
         else:
             kind, facts = "error", {"exception": type(exc).__name__}
-        emit("fail", stage=self.name, device=self.device, seconds=seconds, kind=kind,
-             message=_one_line(exc), facts=facts)
+        emit(
+            "fail",
+            stage=self.name,
+            device=self.device,
+            seconds=seconds,
+            kind=kind,
+            message=_one_line(exc),
+            facts=facts,
+        )
         return False
 
 
@@ -109,8 +122,13 @@ def _one_line(exc):
 
 
 def _visible_env():
-    names = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
-             "GPU_DEVICE_ORDINAL", "HSA_OVERRIDE_GFX_VERSION")
+    names = (
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "CUDA_VISIBLE_DEVICES",
+        "GPU_DEVICE_ORDINAL",
+        "HSA_OVERRIDE_GFX_VERSION",
+    )
     return {n: os.environ[n] for n in names if n in os.environ}
 
 
@@ -177,8 +195,10 @@ class Backend:
         """Returns (start, stop) callables; stop() gives elapsed seconds."""
         if self.cpu:
             box = {}
-            return (lambda: box.setdefault("t", time.perf_counter()),
-                    lambda: time.perf_counter() - box["t"])
+            return (
+                lambda: box.setdefault("t", time.perf_counter()),
+                lambda: time.perf_counter() - box["t"],
+            )
         begin = self.torch.cuda.Event(enable_timing=True)
         end = self.torch.cuda.Event(enable_timing=True)
 
@@ -212,9 +232,11 @@ def check_result(torch, name, got, ref):
     err = float((got64 - ref).abs().max()) / (scale or 1.0)
     tol = TOLERANCE.get(name, TOLERANCE["fp32"])
     if not err <= tol:
-        raise CheckFailed("wrong-result",
-                          "%s matmul differs from the float64 reference: max rel err %.2e > %.0e"
-                          % (name, err, tol), {"dtype": name, "error": err, "tolerance": tol})
+        raise CheckFailed(
+            "wrong-result",
+            f"{name} matmul differs from the float64 reference: max rel err {err:.2e} > {tol:.0e}",
+            {"dtype": name, "error": err, "tolerance": tol},
+        )
     return err
 
 
@@ -241,16 +263,19 @@ def stage_import():
         cuda = getattr(torch.version, "cuda", None)
         flavour = "rocm" if hip else ("cuda" if cuda else "cpu")
         st.data = {"version": torch.__version__, "flavour": flavour, "hip": hip, "cuda": cuda}
-        st.detail = "torch %s (%s)" % (torch.__version__, flavour)
+        st.detail = f"torch {torch.__version__} ({flavour})"
     return torch, flavour
 
 
 def stage_init(torch, flavour):
     with Stage("init") as st:
         if flavour == "cpu":
-            raise CheckFailed("no-gpu", "this torch is a CPU-only build: torch.version.hip and "
-                              "torch.version.cuda are both None",
-                              _no_gpu_facts(torch, flavour, "cpu-only build"))
+            raise CheckFailed(
+                "no-gpu",
+                "this torch is a CPU-only build: torch.version.hip and "
+                "torch.version.cuda are both None",
+                _no_gpu_facts(torch, flavour, "cpu-only build"),
+            )
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if count == 0:
             reason = ""
@@ -258,18 +283,20 @@ def stage_init(torch, flavour):
                 torch.cuda.init()
             except Exception as exc:  # the runtime's own words say why it found nothing
                 reason = _one_line(exc)
-            raise CheckFailed("no-gpu", "torch (%s build) sees no GPU%s"
-                              % (flavour, ": " + reason if reason else ""),
-                              _no_gpu_facts(torch, flavour, reason))
+            raise CheckFailed(
+                "no-gpu",
+                "torch ({} build) sees no GPU{}".format(flavour, ": " + reason if reason else ""),
+                _no_gpu_facts(torch, flavour, reason),
+            )
         torch.cuda.init()
-        st.detail = "%d device(s) visible" % count
+        st.detail = f"{count} device(s) visible"
     return count
 
 
 def _arch(props, flavour):
     if flavour == "rocm":
         return str(getattr(props, "gcnArchName", "") or "")
-    return "sm_%d%d" % (props.major, props.minor)
+    return f"sm_{props.major}{props.minor}"
 
 
 def stage_enumerate(torch, flavour, count, want):
@@ -277,16 +304,25 @@ def stage_enumerate(torch, flavour, count, want):
         devices = []
         for i in range(count):
             props = torch.cuda.get_device_properties(i)
-            devices.append({"index": i, "name": props.name, "arch": _arch(props, flavour),
-                            "memory_gib": round(props.total_memory / float(1 << 30), 1)})
+            devices.append(
+                {
+                    "index": i,
+                    "name": props.name,
+                    "arch": _arch(props, flavour),
+                    "memory_gib": round(props.total_memory / float(1 << 30), 1),
+                }
+            )
         st.data = {"devices": devices}
-        st.detail = ", ".join("%d: %s" % (d["index"], d["name"]) for d in devices)
+        st.detail = ", ".join(f"{d['index']}: {d['name']}" for d in devices)
         if want == "all":
             return list(range(count))
         index = int(want)
         if index >= count:
-            raise CheckFailed("error", "invalid device ordinal: device %d requested, %d visible"
-                              % (index, count), {"device_count": count})
+            raise CheckFailed(
+                "error",
+                f"invalid device ordinal: device {index} requested, {count} visible",
+                {"device_count": count},
+            )
         return [index]
 
 
@@ -297,8 +333,10 @@ def stage_alloc(torch, be):
         x.fill_(1.0)
         be.sync()
         if not bool((x == 1.0).all()):
-            raise CheckFailed("wrong-result", "a freshly filled buffer does not read back as written")
-        st.detail = "%d MiB" % (nbytes >> 20)
+            raise CheckFailed(
+                "wrong-result", "a freshly filled buffer does not read back as written"
+            )
+        st.detail = f"{nbytes >> 20} MiB"
 
 
 def stage_copy(torch, be):
@@ -315,21 +353,21 @@ def stage_copy(torch, be):
         back = dev.to("cpu")
         if not torch.equal(host, back):
             raise CheckFailed("wrong-result", "data changed on a host -> device -> host round trip")
-        st.detail = "16 MiB round trip, H2D %.1f GB/s" % (host.numel() * 4 / max(h2d, 1e-9) / 1e9)
+        st.detail = f"16 MiB round trip, H2D {host.numel() * 4 / max(h2d, 1e-9) / 1e9:.1f} GB/s"
 
 
 def stage_matmul(torch, be):
     with Stage("matmul", be.index) as st:
         err = _matmul_vs_reference(torch, be, "fp32", 64, seed=1)
-        st.detail = "64x64 fp32, max rel err %.1e" % err
+        st.detail = f"64x64 fp32, max rel err {err:.1e}"
 
 
 def stage_dtypes(torch, be, n):
     with Stage("dtypes", be.index) as st:
         errs = []
         for seed, name in enumerate(("fp32", "fp16", "bf16")):
-            errs.append("%s %.1e" % (name, _matmul_vs_reference(torch, be, name, n, seed + 2)))
-        st.detail = "%dx%d, max rel err " % (n, n) + ", ".join(errs)
+            errs.append(f"{name} {_matmul_vs_reference(torch, be, name, n, seed + 2):.1e}")
+        st.detail = f"{n}x{n}, max rel err " + ", ".join(errs)
 
 
 def _perf_size(be, largest):
@@ -360,7 +398,7 @@ def _time_matmul(torch, be, name, n, plan):
         start()
         for _ in range(per_block):
             torch.matmul(a, b, out=c)
-        rates.append(2.0 * n ** 3 * per_block / max(stop(), 1e-9) / 1e12)
+        rates.append(2.0 * n**3 * per_block / max(stop(), 1e-9) / 1e12)
     rates.sort()
     k = min(64, n)
     ref = a[:k].to("cpu", torch.float64) @ b[:, :k].to("cpu", torch.float64)
@@ -376,7 +414,7 @@ def stage_perf(torch, be, largest, plan):
             tflops[name] = _time_matmul(torch, be, name, n, plan)
             emit("progress", stage="perf", device=be.index, dtype=name, tflops=tflops[name])
         st.data = {"tflops": tflops, "size": n}
-        st.detail = "%dx%d: " % (n, n) + ", ".join("%s %.1f" % kv for kv in tflops.items())
+        st.detail = f"{n}x{n}: " + ", ".join(f"{k} {v:.1f}" for k, v in tflops.items())
 
 
 def stage_sync(torch, backends):
@@ -385,7 +423,7 @@ def stage_sync(torch, backends):
             be.sync()
         if not backends[0].cpu:
             torch.cuda.empty_cache()
-        st.detail = "%d device(s) idle" % len(backends)
+        st.detail = f"{len(backends)} device(s) idle"
 
 
 # ---------------------------------------------------------------- all-reduce
@@ -399,11 +437,26 @@ def _free_port():
 
 def _spawn_ranks(world, cpu, timeout):
     port = _free_port()
-    cmd = [sys.executable, "-u", os.path.abspath(__file__), "--world", str(world),
-           "--port", str(port), "--timeout", str(timeout)] + (["--cpu"] if cpu else [])
-    return [subprocess.Popen(cmd + ["--rank", str(r)], stdout=subprocess.PIPE,
-                             stderr=sys.stderr, universal_newlines=True)
-            for r in range(world)]
+    cmd = [
+        sys.executable,
+        "-u",
+        os.path.abspath(__file__),
+        "--world",
+        str(world),
+        "--port",
+        str(port),
+        "--timeout",
+        str(timeout),
+    ] + (["--cpu"] if cpu else [])
+    return [
+        subprocess.Popen(
+            cmd + ["--rank", str(r)],
+            stdout=subprocess.PIPE,
+            stderr=sys.stderr,
+            universal_newlines=True,
+        )
+        for r in range(world)
+    ]
 
 
 def _collect_ranks(procs, timeout):
@@ -414,11 +467,14 @@ def _collect_ranks(procs, timeout):
             out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
             lines = [ln for ln in out.splitlines() if ln.startswith("{")]
             if proc.returncode != 0 or not lines:
-                raise CheckFailed("error", "all-reduce rank %d failed (exit status %s)"
-                                  % (rank, proc.returncode), {"rank": rank})
+                raise CheckFailed(
+                    "error",
+                    f"all-reduce rank {rank} failed (exit status {proc.returncode})",
+                    {"rank": rank},
+                )
             results.append(json.loads(lines[-1]))
     except subprocess.TimeoutExpired:
-        raise CheckFailed("hang", "all-reduce did not finish within %.0f s" % timeout) from None
+        raise CheckFailed("hang", f"all-reduce did not finish within {timeout:.0f} s") from None
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -432,11 +488,14 @@ def stage_allreduce(world, cpu, timeout):
         results = _collect_ranks(_spawn_ranks(world, cpu, timeout), timeout)
         bad = [r for r in results if not r.get("ok")]
         if bad:
-            raise CheckFailed("wrong-result", "all-reduce on rank %d gave %s, expected %s"
-                              % (bad[0]["rank"], bad[0]["value"], bad[0]["expected"]))
+            raise CheckFailed(
+                "wrong-result",
+                f"all-reduce on rank {bad[0]['rank']} gave {bad[0]['value']},"
+                f" expected {bad[0]['expected']}",
+            )
         busbw = min(r["busbw_gbps"] for r in results)
         st.data = {"world": world, "busbw_gbps": busbw, "backend": results[0]["backend"]}
-        st.detail = "%d ranks, %s, bus bandwidth %.1f GB/s" % (world, results[0]["backend"], busbw)
+        st.detail = f"{world} ranks, {results[0]['backend']}, bus bandwidth {busbw:.1f} GB/s"
 
 
 def rank_main(args):
@@ -452,9 +511,13 @@ def rank_main(args):
     else:
         torch.cuda.set_device(args.rank)
         dev = torch.device("cuda", args.rank)
-    dist.init_process_group(backend, init_method="tcp://127.0.0.1:%d" % args.port,
-                            rank=args.rank, world_size=args.world,
-                            timeout=datetime.timedelta(seconds=args.timeout))
+    dist.init_process_group(
+        backend,
+        init_method=f"tcp://127.0.0.1:{args.port}",
+        rank=args.rank,
+        world_size=args.world,
+        timeout=datetime.timedelta(seconds=args.timeout),
+    )
     numel = (1 << 16) if args.cpu else (64 << 20)
     x = torch.full((numel,), float(args.rank + 1), device=dev)
     dist.all_reduce(x)
@@ -473,8 +536,19 @@ def rank_main(args):
     secs = (time.perf_counter() - t0) / iters
     busbw = numel * 4 * 2.0 * (args.world - 1) / args.world / max(secs, 1e-9) / 1e9
     dist.destroy_process_group()
-    print(json.dumps({"rank": args.rank, "ok": ok, "value": value, "expected": expected,
-                      "busbw_gbps": busbw, "backend": backend}), flush=True)
+    print(
+        json.dumps(
+            {
+                "rank": args.rank,
+                "ok": ok,
+                "value": value,
+                "expected": expected,
+                "busbw_gbps": busbw,
+                "backend": backend,
+            }
+        ),
+        flush=True,
+    )
     return 0
 
 
@@ -532,8 +606,13 @@ def main(argv=None):
     if hasattr(signal, "SIGUSR1"):
         # The parent sends SIGUSR1 before killing a hung child: dump where it is stuck.
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    emit("hello", protocol=PROTOCOL, python=sys.version.split()[0], executable=sys.executable,
-         pid=os.getpid())
+    emit(
+        "hello",
+        protocol=PROTOCOL,
+        python=sys.version.split()[0],
+        executable=sys.executable,
+        pid=os.getpid(),
+    )
     try:
         run_stages(args)
     except CheckFailed:
@@ -548,4 +627,9 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    sys.stderr.flush()
+    _OUT.flush()
+    # Skip interpreter teardown: unloading torch and GPU runtimes can take
+    # seconds (or crash) after every stage has already been reported.
+    os._exit(status)

@@ -1,0 +1,181 @@
+"""Turn what the verify child did (or how it died) into a failure and KB ids.
+
+The mapping is deliberately small and decisive: a handful of strings that, in
+a child's stderr, name one root cause without doubt, plus what the kind of
+failure itself says (a SIGSEGV, a hang, no GPU seen by a CPU-only build). When
+the lead's matcher (`rocmfix.kb.matcher`) lands, `text_kb_ids` is the one place
+to switch over to it.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rocmfix.verify.model import DTYPES, DeviceResult, Failure, FailureKind
+
+SLOW_RATIO = 0.30
+"""Below this fraction of the dense peak, a correct GPU is reported as slow."""
+
+# (pattern, KB id), most specific first; matched line by line against stderr and the message.
+_TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), kb)
+    for p, kb in (
+        (r"Memory access fault by GPU", "memory-access-fault"),
+        (
+            r"hipErrorNoBinaryForGpu|invalid device function|no kernel image is available",
+            "no-binary-for-gpu",
+        ),
+        (r"TensileLibrary.*\.dat|Could not initialize Tensile host", "rocblas-tensile-missing"),
+        (r"hipBLASLt on a unsupported architecture", "hipblaslt-unsupported-arch"),
+        (r"(?i)out of memory|hipErrorOutOfMemory", "gpu-out-of-memory"),
+        (
+            r"HW Exception by GPU node|GPU Hang|hipErrorLaunchFailure|ring \w+ timeout",
+            "gpu-hang-or-reset",
+        ),
+        (r"Unable to open /dev/kfd read-write", "kfd-permission-denied"),
+        (r"No HIP GPUs are available|hipErrorNoDevice", "no-gpu-visible"),
+        (r"Found no NVIDIA driver", "cuda-build-on-amd"),
+        (r"Torch not compiled with CUDA enabled", "cpu-only-build"),
+        (r"invalid device ordinal|hipErrorInvalidDevice\b", "invalid-device-ordinal"),
+        (r"hipErrorInvalidValue", "hip-invalid-value-or-argument"),
+        (
+            r"lib(amdhip64|hsa-runtime64|rocblas|hipblas\w*|MIOpen|rccl|hiprtc|roctx64|rocsolver|hipsparse)\S*: "
+            r"cannot open shared object file",
+            "hip-runtime-lib-missing",
+        ),
+        (r"undefined symbol|version `hip_[0-9.]+' not found", "rocm-library-version-mismatch"),
+        (
+            r"NCCL error|ncclUnhandled\w*Error|ncclSystemError|RCCL.*error",
+            "distributed-rccl-failure",
+        ),
+        (r"name 'amdsmi' is not defined|No module named 'amdsmi'", "amdsmi-bindings-missing"),
+    )
+)
+
+_AMD_VENDOR = "0x1002"
+_VISIBLE_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+
+
+def _unique(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ids))
+
+
+def text_kb_ids(lines: Iterable[str]) -> tuple[str, ...]:
+    """KB ids whose decisive strings occur in ``lines``, in rule order."""
+    text = list(lines)
+    return tuple(kb for rx, kb in _TEXT_RULES if any(rx.search(line) for line in text))
+
+
+def signal_name(returncode: int) -> str | None:
+    """``-11`` -> ``SIGSEGV``; None for a normal exit."""
+    if returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _hides_devices(visible: Mapping[str, str]) -> bool:
+    return any(name in visible for name in _VISIBLE_VARS)
+
+
+def no_gpu_kb_ids(facts: Mapping[str, Any]) -> tuple[str, ...]:
+    """Explain "torch sees no GPU" from the facts the child collected."""
+    flavour = facts.get("flavour")
+    visible = facts.get("visible") or {}
+    amd = _AMD_VENDOR in (facts.get("pci_vendors") or ()) or facts.get("kfd") in ("ok", "no-access")
+    ids: list[str] = []
+    if flavour == "cpu":
+        ids.append("cpu-only-build")
+    elif flavour == "cuda" and amd:
+        ids.append("cuda-build-on-amd")
+    elif flavour == "rocm":
+        if facts.get("kfd") == "missing":
+            ids.append("kfd-device-missing")
+        elif facts.get("kfd") == "no-access":
+            ids.append("kfd-permission-denied")
+    if _hides_devices(visible) or (flavour == "rocm" and not ids):
+        ids.append("no-gpu-visible")
+    return tuple(ids)
+
+
+def kind_kb_ids(kind: FailureKind, stage: str, sig: str | None) -> tuple[str, ...]:
+    """What the kind of failure (and where it happened) says by itself."""
+    ids: list[str] = []
+    if stage == "allreduce" and kind in (FailureKind.ERROR, FailureKind.HANG):
+        ids.append("distributed-rccl-failure")
+    if kind is FailureKind.CRASH and sig == "SIGSEGV":
+        ids.append("segfault-at-gpu-init")
+    if kind is FailureKind.HANG:
+        ids.append("gpu-hang-or-reset")
+    return tuple(ids)
+
+
+def integrated_gpu_ids(devices: Sequence[DeviceResult]) -> tuple[str, ...]:
+    """``integrated-gpu-selected`` when an iGPU was among the devices under test."""
+    from rocmfix import facts
+
+    for dev in devices:
+        info = facts.gfx_info(dev.arch) if dev.arch.startswith("gfx") else None
+        if info is not None and info.integrated:
+            return ("integrated-gpu-selected",)
+    return ()
+
+
+def build_failure(
+    *,
+    stage: str,
+    kind: FailureKind,
+    message: str,
+    stderr_lines: Sequence[str],
+    tail: int = 15,
+    sig: str | None = None,
+    facts: Mapping[str, Any] | None = None,
+    devices: Sequence[DeviceResult] = (),
+) -> Failure:
+    """Assemble a Failure with its KB ids, best explanation first.
+
+    Order: ids decided by facts the child collected (no-gpu), then decisive
+    strings in stderr and the message, then what the kind itself implies.
+    """
+    ids: list[str] = []
+    if kind is FailureKind.NO_GPU:
+        ids += no_gpu_kb_ids(facts or {})
+    ids += text_kb_ids([*stderr_lines, message])
+    ids += kind_kb_ids(kind, stage, sig)
+    if kind is not FailureKind.NO_GPU:
+        ids += integrated_gpu_ids(devices)
+    shown = [line[:300] for line in stderr_lines if line.strip()][-tail:]
+    return Failure(
+        stage=stage,
+        kind=kind,
+        message=message,
+        signal=sig,
+        stderr_tail=tuple(shown),
+        kb_ids=_unique(ids),
+    )
+
+
+def slow_failure(devices: Sequence[DeviceResult], ratio: float = SLOW_RATIO) -> Failure | None:
+    """A ``slow`` failure when a device reaches less than ``ratio`` of a known peak."""
+    slow: list[str] = []
+    for dev in devices:
+        for dtype in DTYPES:
+            got = dev.ratio(dtype)
+            if got is not None and got < ratio:
+                slow.append(
+                    f"GPU {dev.index} {dtype} {dev.tflops[dtype]:.1f} of "
+                    f"{dev.peak_tflops[dtype]:g} TFLOPS ({got:.0%})"
+                )
+    if not slow:
+        return None
+    message = (
+        f"runs, but far below peak (< {ratio:.0%}): "
+        + "; ".join(slow)
+        + ". Check the PCIe link, clocks and power caps, and that this is the GPU you meant."
+    )
+    return Failure(stage="perf", kind=FailureKind.SLOW, message=message)
