@@ -30,6 +30,10 @@ class FileEdit:
     after: bytes
     needs_root: bool = False
 
+    def undo_text(self) -> str:
+        verb = "delete" if self.before is None else "restore"
+        return f"{verb} {self.path} (as it was before)"
+
     def render(self) -> str:
         old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         new = self.after.decode("utf-8", "replace").splitlines(keepends=True)
@@ -46,6 +50,9 @@ class Move:
     dst: str
     needs_root: bool = False
 
+    def undo_text(self) -> str:
+        return f"move {self.dst} back to {self.src}"
+
     def render(self) -> str:
         return f"move {self.src}\n  -> {self.dst}"
 
@@ -60,6 +67,13 @@ class Command:
     needs_root: bool
     why: str
     timeout: float = 120.0
+
+    def undo_text(self) -> str:
+        return (
+            f"$ {shlex.join(self.undo_argv)}"
+            if self.undo_argv
+            else f"(nothing to reverse: {shlex.join(self.argv)})"
+        )
 
     def render(self) -> str:
         return f"$ {shlex.join(self.argv)}    # {self.why}"
@@ -90,6 +104,20 @@ class Plan:
     @property
     def changes_nothing(self) -> bool:
         return not self.steps
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "action": self.action,
+            "params": dict(self.params),
+            "needs_root": self.needs_root,
+            "steps": [
+                {"kind": type(s).__name__.lower(), "needs_root": s.needs_root, "shown": s.render()}
+                for s in self.steps
+            ],
+            "notes": list(self.notes),
+            "output": list(self.output),
+        }
 
     def render(self) -> str:
         """The plan as plain text: every step exactly as it will run."""

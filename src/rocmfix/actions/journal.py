@@ -54,8 +54,9 @@ class JournalRecord:
 
 
 @contextlib.contextmanager
-def locked(state: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+def locked(state: Path, wait_s: float | None = None) -> Iterator[None]:
     """Hold the state directory's lock; ActionError when another rocmfix keeps it."""
+    wait_s = LOCK_WAIT_S if wait_s is None else wait_s
     state.mkdir(parents=True, exist_ok=True)
     with open(state / "lock", "a+") as handle:
         deadline = time.monotonic() + wait_s

@@ -81,7 +81,7 @@ def apply_plan(
                 ) from None
             done.append(step)
         write_event(state, plan.id, "applied")
-    return _find(state, plan.id)
+    return find_record(state, plan.id)
 
 
 def _preflight(steps: tuple[Step, ...]) -> None:
@@ -134,7 +134,8 @@ def history(state: Path | None = None) -> tuple[JournalRecord, ...]:
     return read_history(state or default_state())
 
 
-def _find(state: Path, record_id: str) -> JournalRecord:
+def find_record(state: Path, record_id: str) -> JournalRecord:
+    """The record with ``record_id`` (``last``: the newest undoable one)."""
     records = read_history(state)
     if record_id == "last":
         live = [r for r in records if r.undoable]
@@ -156,7 +157,7 @@ def undo(
     """Reverse a record's steps, newest first. Raises ChangedSinceError unless ``force``."""
     state = state or default_state()
     with locked(state):
-        record = _find(state, record_id)
+        record = find_record(state, record_id)
         if not record.undoable:
             raise ActionError(f"{record.id} ({record.action}) is {record.status}; nothing to undo")
         live = [
@@ -176,7 +177,7 @@ def undo(
             _set_aside(step, keep / f"{n}.newer")
             _reverse(step, runner)
         write_event(state, record.id, "undone")
-    return _find(state, record.id)
+    return find_record(state, record.id)
 
 
 def _conflicts(steps: tuple[Step, ...]) -> list[str]:

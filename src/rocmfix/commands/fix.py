@@ -1,0 +1,272 @@
+"""`rocmfix fix`: preview (the default) or apply one guided, reversible fix.
+
+``rocmfix fix ACTION [NAME=VALUE ...]`` shows the exact plan and changes
+nothing. ``--apply`` asks before changing anything, ``--apply --yes`` does not
+(for scripts). ``rocmfix fix KB-ID`` offers that knowledge-base entry's fixes,
+with values taken from ``--from-log FILE`` or from this machine. ``--verify``
+runs the GPU test after applying and says whether the machine recovered.
+Exit codes: 0 done (or previewed), 1 declined or not recovered, 2 refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from rocmfix.errors import ActionError, ExitCode, InputError
+
+if TYPE_CHECKING:
+    from rocmfix.actions import Context, Plan
+
+SCHEMA = "rocmfix.fix/1"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="ACTION|KB-ID", help="a fix action id or a KB entry id")
+    parser.add_argument("params", nargs="*", metavar="NAME=VALUE", help="action parameters")
+    parser.add_argument("--apply", action="store_true", help="make the changes (asks first)")
+    parser.add_argument("-y", "--yes", action="store_true", help="with --apply: do not ask")
+    parser.add_argument(
+        "--unset", action="append", default=[], metavar="NAME", help="set-env: remove this variable"
+    )
+    parser.add_argument("--venv", metavar="PATH", help="set-env: write into this venv's activate")
+    parser.add_argument(
+        "--session",
+        action="store_true",
+        help="set-env: print export lines instead of writing a file",
+    )
+    parser.add_argument("--python", metavar="PATH", help="target interpreter (default: this one)")
+    parser.add_argument("--from-log", metavar="FILE", help="KB-ID: take values from this log")
+    parser.add_argument(
+        "--kb", action="append", default=[], metavar="PATH", help="extra KB file(s)"
+    )
+    parser.add_argument(
+        "--pick",
+        type=int,
+        default=1,
+        metavar="N",
+        help="KB-ID: which offered fix to apply (default 1, the best)",
+    )
+    parser.add_argument("--verify", action="store_true", help="after --apply, run `rocmfix verify`")
+    parser.add_argument(
+        "--where",
+        choices=("auto", "host", "docker", "podman", "wsl"),
+        default="auto",
+        help="override where rocmfix thinks it runs",
+    )
+    parser.add_argument("--json", action="store_true", help=f"print one JSON object ({SCHEMA})")
+
+
+def parse_assignments(items: list[str], unset: list[str]) -> dict[str, object]:
+    """``NAME=VALUE`` words (and ``--unset`` names) as a params mapping."""
+    out: dict[str, object] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise InputError(f"expected NAME=VALUE, got {item!r}")
+        out[name] = value.split(",") if name == "groups" else value
+    for name in unset:
+        out[name] = None
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocmfix.actions import ACTIONS, detect
+
+    ctx = detect(args.where, args.python)
+    if args.target in ACTIONS:
+        params = parse_assignments(args.params, args.unset)
+        params.update(_mode_params(args))
+        offers: list[tuple[str, Plan | str]] = [(args.target, _plan(args.target, params, ctx))]
+        manual: list[str] = []
+    else:
+        offers, manual = _kb_offers(args, ctx)
+    if args.json and not args.apply:
+        _print_json(offers, manual, None)
+        return int(ExitCode.OK)
+    _show(offers, manual)
+    chosen = _choose(offers, args.pick) if args.apply else None
+    if chosen is None:
+        if not args.apply:
+            _say("dry run: nothing was changed. Add --apply to make these changes.")
+        return int(ExitCode.OK)
+    return _apply(chosen, args, ctx)
+
+
+def _mode_params(args: argparse.Namespace) -> dict[str, object]:
+    extra: dict[str, object] = {}
+    if args.venv:
+        extra["venv"] = args.venv
+    if args.session:
+        extra["session"] = True
+    if args.python and args.target == "reinstall-torch":
+        extra["python"] = args.python
+    return extra
+
+
+def _plan(action_id: str, params: Mapping[str, object], ctx: Context) -> Plan:
+    from rocmfix.actions import get_action
+
+    return get_action(action_id).plan(params, ctx)
+
+
+def _kb_offers(
+    args: argparse.Namespace, ctx: Context
+) -> tuple[list[tuple[str, Plan | str]], list[str]]:
+    """Plans for a KB entry's action fixes (or why each is not offered) and its manual steps."""
+    from rocmfix.actions import ACTIONS
+    from rocmfix.kb.loader import load_kb
+    from rocmfix.kb.render import render_fixes
+
+    kb = load_kb(args.kb)
+    entry = kb.get(args.target)
+    if entry is None:
+        raise InputError(
+            f"{args.target!r} is neither a fix action nor a KB entry id",
+            hint="actions: " + ", ".join(ACTIONS) + "; KB ids: `rocmfix kb list`",
+        )
+    params = _log_params(args.from_log, entry.id, kb) if args.from_log else system_params(ctx)
+    offers: list[tuple[str, Plan | str]] = []
+    manual: list[str] = []
+    for fix in render_fixes(entry.fixes, params):
+        if fix.action is None:
+            manual.append(fix.text + "".join(f"\n    {c}" for c in fix.commands))
+            continue
+        try:
+            offers.append((fix.action, _plan(fix.action, fix.params, ctx)))
+        except ActionError as err:
+            offers.append((fix.action, f"not offered: {err.message}"))
+    if not offers and not manual:
+        raise ActionError(
+            f"{entry.id} has no fix that applies with what is known",
+            hint="try --from-log FILE with the full error log",
+        )
+    return offers, manual
+
+
+def _log_params(path: str, entry_id: str, kb: Any) -> dict[str, str]:
+    from rocmfix.kb.matcher import explain_text
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror}") from None
+    explanation = explain_text(text, kb)
+    for match in explanation.matches:
+        if match.entry.id == entry_id:
+            return dict(match.params)
+    raise InputError(
+        f"{path} does not show {entry_id}",
+        hint="run `rocmfix explain -f FILE` to see what the log shows",
+    )
+
+
+def system_params(ctx: Context) -> dict[str, str]:
+    """Values for KB placeholders read from this machine (gfx, ROCm version)."""
+    from rocmfix.actions.reinstall_torch import system_rocm_version
+    from rocmfix.kb.render import clean_value, derive
+
+    found: dict[str, str] = {}
+    discrete = [g for g in ctx.gpus or () if not g.integrated]
+    if discrete and (gfx := clean_value("gfx", discrete[0].gfx)):
+        found["gfx"] = gfx
+    version = system_rocm_version(ctx)
+    if version and (clean := clean_value("rocm_version", version)):
+        found["rocm_version"] = clean
+    return derive(found)
+
+
+def _choose(offers: list[tuple[str, Plan | str]], pick: int) -> Plan | None:
+    plans = [p for _, p in offers if not isinstance(p, str)]
+    if not plans:
+        raise ActionError("no fix can be applied here")
+    if not 1 <= pick <= len(plans):
+        raise InputError(f"--pick must be between 1 and {len(plans)}")
+    return plans[pick - 1]
+
+
+def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
+    from rocmfix.actions import apply_plan
+
+    if plan.changes_nothing:
+        _say("nothing to change.")
+        return int(ExitCode.OK)
+    if not args.yes and not confirm(f"Apply these {len(plan.steps)} change(s)?"):
+        _say("nothing was changed.")
+        return int(ExitCode.PROBLEMS_FOUND)
+    record = apply_plan(plan)
+    if args.json:
+        _print_json([(plan.action, plan)], [], record.id)
+    else:
+        print(f"applied {record.id}; undo with: rocmfix undo {record.id}")
+    return _verify(ctx) if args.verify else int(ExitCode.OK)
+
+
+def _verify(ctx: Context) -> int:
+    from rocmfix.verify import run_verify
+
+    result = run_verify(python=ctx.python)
+    if result.ok:
+        print("verify: recovered (the GPU test passes)")
+        return int(ExitCode.OK)
+    failure = result.failure
+    why = f"{failure.stage}: {failure.message}" if failure else "unknown failure"
+    print(f"verify: not recovered ({why})")
+    return int(ExitCode.PROBLEMS_FOUND)
+
+
+def confirm(question: str) -> bool:
+    """Ask on stderr, read one line from stdin; anything but yes (or end of input) is no."""
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _show(offers: list[tuple[str, Plan | str]], manual: list[str]) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=True)
+    for n, (action, plan) in enumerate(offers, 1):
+        if len(offers) > 1:
+            console.print(f"[bold]fix {n}: {action}[/bold]")
+        if isinstance(plan, str):
+            console.print(f"  {plan}", style="yellow", markup=False)
+            continue
+        for line in plan.render().splitlines():
+            console.print(line, style=_style(line), markup=False)
+    for text in manual:
+        console.print("to do by hand:", style="bold")
+        console.print("  " + text, markup=False)
+
+
+def _style(line: str) -> str:
+    body = line.lstrip()
+    if body.startswith("+") and not body.startswith("+++"):
+        return "green"
+    if body.startswith("-") and not body.startswith("---"):
+        return "red"
+    if body.startswith("note:"):
+        return "dim"
+    return "bold" if body.startswith(("plan ", "$", "step")) else ""
+
+
+def _print_json(
+    offers: list[tuple[str, Plan | str]], manual: list[str], applied: str | None
+) -> None:
+    out = {
+        "schema": SCHEMA,
+        "offers": [
+            {"action": a, "refused": p} if isinstance(p, str) else p.to_json() for a, p in offers
+        ],
+        "manual": manual,
+        "applied": applied,
+    }
+    print(json.dumps(out, indent=2))

@@ -1,0 +1,45 @@
+"""`rocmfix history`: the fixes rocmfix applied, oldest first, from the journal.
+
+Each line gives the journal id (for ``rocmfix undo ID``), the time, the action,
+its status (applied, undone, rolled-back, incomplete) and its parameters.
+``--json`` prints one ``rocmfix.history/1`` object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rocmfix.errors import ExitCode
+
+SCHEMA = "rocmfix.history/1"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help=f"print one JSON object ({SCHEMA})")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocmfix.actions import history
+
+    records = history()
+    if args.json:
+        rows = [
+            {
+                "id": r.id,
+                "time": r.time,
+                "action": r.action,
+                "status": r.status,
+                "params": dict(r.params),
+                "steps": [s.render() for s in r.steps],
+            }
+            for r in records
+        ]
+        print(json.dumps({"schema": SCHEMA, "records": rows}, indent=2))
+        return int(ExitCode.OK)
+    if not records:
+        print("no fixes applied yet")
+    for r in records:
+        params = " ".join(f"{k}={v}" for k, v in r.params.items() if k not in ("python",))
+        print(f"{r.id}  {r.status:<11} {r.action} {params}".rstrip())
+    return int(ExitCode.OK)
