@@ -243,11 +243,12 @@ def open_input(path: str | Path) -> BinaryIO:
 
 
 def _looks_binary(head: bytes) -> bool:
-    if not head:
+    """Mostly control bytes or invalid UTF-8 in the first block: not a text log."""
+    sample = head[:65536].decode("utf-8", errors="replace")
+    if not sample:
         return False
-    sample = head[:65536]
-    controls = sum(1 for b in sample if b < 9 or 13 < b < 32)
-    return controls / len(sample) > 0.3
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r\f\x1b"))
+    return bad / len(sample) > 0.3
 
 
 @dataclass

@@ -95,18 +95,18 @@ def _render_match(
     head.append(entry.text("title", lang), style="bold")
     head.append(f"  [{entry.id} · {m.confidence:.0%}]", style="cyan")
     console.print(head)
-    console.print(Padding(Text(entry.text("summary", lang)), (0, 0, 0, 2)))
+    console.print(Padding(Text(entry.text("summary", lang)), (0, 0, 0, 2), expand=False))
     if m.evidence:
-        console.print(Padding(Text(t["evidence"], style="bold underline"), (1, 0, 0, 2)))
+        console.print(Padding(Text(t["evidence"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ev in m.evidence:
-            console.print(Padding(_evidence_line(ev, t), (0, 0, 0, 4)))
+            console.print(Padding(_evidence_line(ev, t), (0, 0, 0, 4), expand=False))
     if not m.confident:
         return
-    console.print(Padding(Text(t["why"], style="bold underline"), (1, 0, 0, 2)))
-    console.print(Padding(Text(entry.text("explanation", lang)), (0, 0, 0, 4)))
+    console.print(Padding(Text(t["why"], style="bold underline"), (1, 0, 0, 2), expand=False))
+    console.print(Padding(Text(entry.text("explanation", lang)), (0, 0, 0, 4), expand=False))
     if m.params:
         values = ", ".join(f"{k}={v}" for k, v in sorted(m.params.items()))
-        console.print(Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2)))
+        console.print(Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2), expand=False))
     if checks and entry.id in checks:
         verdict = checks[entry.id]
         console.print(
@@ -119,22 +119,22 @@ def _render_match(
         )
     fixes = m.fixes(lang)
     if fixes:
-        console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2)))
+        console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for n, fix in enumerate(fixes, 1):
             meta = f"[{t['risk']}: {fix.risk}{', ' + t['root'] if fix.root else ''}]"
-            console.print(Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4)))
+            console.print(Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False))
             cmd = _fix_command(fix)
             if cmd:
-                console.print(Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7)))
+                console.print(Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7), expand=False))
             for command in fix.commands:
-                console.print(Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7)))
+                console.print(Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7), expand=False))
     if entry.text("caveats", lang):
-        console.print(Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2)))
-        console.print(Padding(Text(entry.text("caveats", lang), style="yellow"), (0, 0, 0, 4)))
+        console.print(Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False))
+        console.print(Padding(Text(entry.text("caveats", lang), style="yellow"), (0, 0, 0, 4), expand=False))
     if entry.references:
-        console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2)))
+        console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ref in entry.references:
-            console.print(Padding(Text(f"- {ref}", style="blue"), (0, 0, 0, 4)))
+            console.print(Padding(Text(f"- {ref}", style="blue"), (0, 0, 0, 4), expand=False))
 
 
 def render(result: Any, *, top: int, lang: str, checks: dict[str, Any] | None = None) -> None:

@@ -1,0 +1,131 @@
+"""`rocmfix explain` as users and scripts call it: the JSON contract, exit
+codes, stdin and files, and clear one-line errors instead of tracebacks."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rocmfix.cli import main
+
+NO_BINARY = "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
+
+
+def run_cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "rocmfix", *args], input=stdin, capture_output=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_json_output_is_one_object_with_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["explain", "--json", NO_BINARY + " gfx1031"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["schema"] == "rocmfix.explain/1"
+    assert out["input"] == {"bytes": len(NO_BINARY + " gfx1031"), "lines": 1}
+    top = out["matches"][0]
+    assert top["id"] == "no-binary-for-gpu" and top["confidence"] >= 0.5
+    assert set(top) >= {"id", "title", "confidence", "evidence", "params", "fixes", "references"}
+    assert top["evidence"][0]["line"] == 1
+    assert top["params"]["gfx"] == "gfx1031"
+    assert top["params"]["hsa_override"] == "10.3.0"
+    assert isinstance(out["benign"], list)
+
+
+def test_the_override_value_is_filled_into_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["explain", "--json", NO_BINARY + " (gfx1031)"])
+    fixes = json.loads(capsys.readouterr().out)["matches"][0]["fixes"]
+    assert any("10.3.0" in json.dumps(f) for f in fixes)
+
+
+def test_text_with_no_rocm_cause_exits_1_with_no_confident_match(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["explain", "--json", "ValueError: invalid literal for int() with base 10: 'abc'"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert all(m["confidence"] < 0.5 for m in out["matches"])
+
+
+def test_stdin_is_read_with_a_dash() -> None:
+    log = b"epoch 1 loss 0.3\n" * 50 + NO_BINARY.encode() + b"\n"
+    proc = run_cli("explain", "--json", "-", stdin=log)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["matches"][0]["id"] == "no-binary-for-gpu"
+    assert out["matches"][0]["evidence"][0]["line"] == 51
+
+
+def test_a_gzip_file_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "train.log.gz"
+    with gzip.open(path, "wb") as fh:
+        fh.write(b"step\n" * 100 + NO_BINARY.encode() + b"\n")
+    assert main(["explain", "--json", "--file", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["input"]["lines"] == 101
+
+
+def test_a_missing_file_is_one_line_on_stderr_and_exit_2() -> None:
+    proc = run_cli("explain", "--file", "/nonexistent/train.log")
+    assert proc.returncode == 2
+    assert b"Traceback" not in proc.stderr
+    assert b"no such file" in proc.stderr
+    assert proc.stdout == b""
+
+
+def test_binary_garbage_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "core"
+    path.write_bytes(os.urandom(200_000))
+    proc = run_cli("explain", "--file", str(path))
+    assert proc.returncode == 2 and b"binary" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def test_no_input_is_a_usage_error() -> None:
+    proc = run_cli("explain")
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_a_broken_user_kb_file_warns_and_explain_still_works(tmp_path: Path) -> None:
+    kbd = Path(os.environ["XDG_CONFIG_HOME"]) / "rocmfix" / "kb.d"
+    kbd.mkdir(parents=True)
+    (kbd / "bad.yaml").write_text("entries: [ {id: x\n")
+    proc = run_cli("explain", "--json", NO_BINARY)
+    assert proc.returncode == 0
+    assert b"bad.yaml" in proc.stderr and b"Traceback" not in proc.stderr
+    json.loads(proc.stdout)
+
+
+def test_human_output_fits_80_columns_and_has_no_colour_when_piped() -> None:
+    proc = run_cli("explain", NO_BINARY + " gfx1031", env={"COLUMNS": "80"})
+    text = proc.stdout.decode()
+    assert proc.returncode == 0
+    assert "\x1b[" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "no-binary-for-gpu" in text and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in text
+
+
+def test_chinese_output_with_lang_zh() -> None:
+    proc = run_cli("explain", "--lang", "zh", NO_BINARY)
+    text = proc.stdout.decode()
+    assert "原因" in text
+
+
+def test_the_locale_chooses_chinese() -> None:
+    proc = run_cli("explain", NO_BINARY, env={"LANG": "zh_CN.UTF-8"})
+    assert "原因" in proc.stdout.decode()
+
+
+def test_version_flag() -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith(b"rocmfix ")
+
+
+def test_every_subcommand_has_help() -> None:
+    from rocmfix.cli import COMMANDS
+
+    for name in COMMANDS:
+        proc = run_cli(name, "--help")
+        assert proc.returncode in (0, 2), name
+        assert b"Traceback" not in proc.stderr, name
