@@ -23,10 +23,10 @@ from rocmfix.actions import (
     GpuInfo,
     apply_plan,
     history,
+    journal,
     plan_action,
     undo,
 )
-from rocmfix.actions import journal
 
 FAKEBIN = Path(__file__).parent / "fakebin"
 
