@@ -1,0 +1,181 @@
+"""Checks of access to the GPU: device nodes, group membership, who holds /dev/kfd.
+
+A group added with usermod only reaches processes started after a new login,
+so /etc/group and the running process can disagree; that trap is reported
+as such rather than as "not in the group".
+"""
+
+from __future__ import annotations
+
+from rocmfix.host import Host
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+from rocmfix.probes.gpus import amd_pci_gpus
+from rocmfix.probes.system import container_kind, is_wsl
+
+KFD = "/dev/kfd"
+
+
+def group_members(host: Host) -> dict[str, tuple[int, set[str]]]:
+    """``/etc/group`` as name -> (gid, members)."""
+    out: dict[str, tuple[int, set[str]]] = {}
+    for line in (host.read_text("/etc/group") or "").splitlines():
+        parts = line.split(":")
+        if len(parts) >= 4 and parts[2].isdigit():
+            out[parts[0]] = (int(parts[2]), {m for m in parts[3].split(",") if m})
+    return out
+
+
+@check("device-nodes", "GPU device nodes")
+def check_device_nodes(ctx: Context) -> CheckResult:
+    host = ctx.host
+    if is_wsl(host):
+        return result(
+            "device-nodes", Status.SKIP, "WSL: no /dev/kfd by design (the GPU is /dev/dxg)"
+        )
+    renders = [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]
+    nodes = [KFD, *renders]
+    evidence = []
+    for path in nodes:
+        st = host.stat(path)
+        if st:
+            evidence.append(
+                ev(
+                    path,
+                    f"{st.permissions} {st.owner} {st.group}, open rw: "
+                    f"{'yes' if host.can_open_rw(path) else 'no'}",
+                )
+            )
+    if not host.exists(KFD):
+        where = (
+            f"the {container_kind(host)} container was started without --device=/dev/kfd"
+            if container_kind(host)
+            else "the amdgpu/KFD driver is not loaded"
+        )
+        if not ctx.gpus() and not amd_pci_gpus(host):
+            return result(
+                "device-nodes",
+                Status.SKIP,
+                "/dev/kfd absent (no AMD GPU here)",
+                evidence=evidence or [ev(KFD, "absent")],
+            )
+        return result(
+            "device-nodes",
+            Status.FAIL,
+            f"/dev/kfd does not exist: {where}",
+            evidence=evidence or [ev(KFD, "absent")],
+            kb=["kfd-device-missing"],
+            fix="Pass --device=/dev/kfd --device=/dev/dri to the container."
+            if container_kind(host)
+            else "Load amdgpu (see the amdgpu-module check).",
+        )
+    blocked = [p for p in nodes if not host.can_open_rw(p)]
+    if blocked:
+        return result(
+            "device-nodes",
+            Status.FAIL,
+            f"cannot open {', '.join(blocked)} read-write as {host.user}",
+            evidence=evidence,
+            kb=["kfd-permission-denied"],
+            ruled_out=["kfd-device-missing"],
+            fix="Add yourself to the render and video groups (see user-groups), then log out and in.",
+        )
+    if not renders:
+        return result(
+            "device-nodes",
+            Status.FAIL,
+            "/dev/kfd present but no /dev/dri/renderD* node",
+            evidence=evidence,
+            kb=["kfd-device-missing"],
+            fix="Pass --device=/dev/dri too, or check that amdgpu created the render nodes.",
+        )
+    return result(
+        "device-nodes",
+        Status.OK,
+        f"/dev/kfd and {len(renders)} render node(s) open read-write",
+        evidence=evidence,
+        ruled_out=["kfd-device-missing", "kfd-permission-denied"],
+    )
+
+
+def _needed_groups(host: Host) -> list[str]:
+    names = []
+    for path in (
+        KFD,
+        *[f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")][:1],
+    ):
+        st = host.stat(path)
+        if st and st.group not in ("root", "0") and st.group not in names:
+            names.append(st.group)
+    return names or ["render", "video"]
+
+
+@check("user-groups", "render and video groups")
+def check_user_groups(ctx: Context) -> CheckResult:
+    host = ctx.host
+    if host.uid == 0:
+        return result(
+            "user-groups", Status.OK, "running as root", ruled_out=["kfd-permission-denied"]
+        )
+    if is_wsl(host):
+        return result("user-groups", Status.SKIP, "WSL: group membership does not gate /dev/dxg")
+    table = group_members(host)
+    need = _needed_groups(host)
+    evidence = [ev("process groups", " ".join(host.groups))]
+    stale, absent = [], []
+    for name in need:
+        gid, members = table.get(name, (None, set()))
+        evidence.append(
+            ev(f"/etc/group {name}", f"gid {gid}, members {','.join(sorted(members)) or '-'}")
+        )
+        in_process = name in host.groups or (gid is not None and gid in host.gids)
+        if in_process:
+            continue
+        (stale if host.user in members else absent).append(name)
+    if stale:
+        return result(
+            "user-groups",
+            Status.FAIL,
+            f"{host.user} was added to {', '.join(stale)} but this session predates it (log out and in)",
+            evidence=evidence,
+            kb=["kfd-permission-denied"],
+            fix="Log out and back in (or reboot); `newgrp render` works for one shell.",
+        )
+    if absent:
+        kfd_open = host.exists(KFD) and host.can_open_rw(KFD)
+        status = Status.WARN if kfd_open else Status.FAIL
+        return result(
+            "user-groups",
+            status,
+            f"{host.user} is not in {', '.join(absent)}",
+            details="The device nodes are open to you anyway (ACL or world-writable)."
+            if kfd_open
+            else "",
+            evidence=evidence,
+            kb=[] if kfd_open else ["kfd-permission-denied"],
+            fix=f"sudo usermod -aG {','.join(absent)} {host.user}, then log out and in.",
+        )
+    return result(
+        "user-groups",
+        Status.OK,
+        f"{host.user} is in {', '.join(need)} (this session too)",
+        evidence=evidence,
+        ruled_out=["kfd-permission-denied"],
+    )
+
+
+@check("kfd-processes", "Processes using the GPU")
+def check_kfd_processes(ctx: Context) -> CheckResult:
+    if not ctx.host.exists(KFD):
+        return result("kfd-processes", Status.SKIP, "/dev/kfd absent")
+    procs = ctx.host.processes_holding(KFD)
+    if not procs:
+        return result("kfd-processes", Status.OK, "no process holds /dev/kfd")
+    evidence = [ev(f"pid {p.pid}", f"{p.name} ({p.user})") for p in procs]
+    names = ", ".join(f"{p.name} ({p.pid})" for p in procs[:4])
+    return result(
+        "kfd-processes",
+        Status.OK,
+        f"{len(procs)} process(es) hold /dev/kfd: {names}",
+        details="They hold GPU memory; stop them if you run out of memory.",
+        evidence=evidence,
+    )

@@ -1,0 +1,197 @@
+"""Checks of the kernel driver: amdgpu loaded, DKMS build, kernel log errors.
+
+The kernel log is where a GPU hang, a failed firmware load or an unsupported
+chip shows first; user space only sees the consequence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+from rocmfix.probes.gpus import amd_pci_gpus
+from rocmfix.probes.system import is_wsl
+
+# (pattern, what it means, kb id, status)
+_KERNEL_PATTERNS: tuple[tuple[re.Pattern[str], str, str, Status], ...] = (
+    (
+        re.compile(r"ring \S+ timeout", re.I),
+        "GPU ring timeout (a hung job)",
+        "gpu-hang-or-reset",
+        Status.WARN,
+    ),
+    (
+        re.compile(r"GPU reset|amdgpu_device_gpu_recover|GPU recovery", re.I),
+        "GPU reset",
+        "gpu-hang-or-reset",
+        Status.WARN,
+    ),
+    (
+        re.compile(
+            r"(?:Direct firmware load|firmware).*failed|failed to load firmware|firmware .*not found",
+            re.I,
+        ),
+        "firmware failed to load",
+        "kfd-device-missing",
+        Status.FAIL,
+    ),
+    (
+        re.compile(r"not supported in kfd", re.I),
+        "KFD does not support this GPU",
+        "unsupported-gpu-architecture",
+        Status.FAIL,
+    ),
+    (
+        re.compile(r"Fatal error during GPU init|amdgpu: probe of .* failed", re.I),
+        "amdgpu failed to initialise the GPU",
+        "kfd-device-missing",
+        Status.FAIL,
+    ),
+    (
+        re.compile(r"Key was rejected by service|module verification failed", re.I),
+        "the kernel refused an unsigned amdgpu module (Secure Boot)",
+        "amdgpu-dkms-build-failure",
+        Status.FAIL,
+    ),
+    (
+        re.compile(r"VM_L2_PROTECTION_FAULT|\[gfxhub\] page fault|page fault \(src_id", re.I),
+        "GPU page fault",
+        "memory-access-fault",
+        Status.WARN,
+    ),
+)
+
+
+@check("amdgpu-module", "amdgpu kernel driver")
+def check_amdgpu_module(ctx: Context) -> CheckResult:
+    host = ctx.host
+    if is_wsl(host):
+        return result("amdgpu-module", Status.SKIP, "WSL: the GPU driver is the Windows one")
+    if not host.exists("/sys/module/amdgpu"):
+        pci = amd_pci_gpus(host)
+        if not pci and not ctx.gpus():
+            return result(
+                "amdgpu-module",
+                Status.SKIP,
+                "amdgpu is not loaded and no AMD GPU is on the PCI bus",
+                evidence=[ev("/sys/module/amdgpu", "absent")],
+            )
+        return result(
+            "amdgpu-module",
+            Status.FAIL,
+            "amdgpu kernel module is not loaded",
+            evidence=[ev("/sys/module/amdgpu", "absent"), *[ev("AMD PCI device", s) for s in pci]],
+            kb=["kfd-device-missing"],
+            fix="sudo modprobe amdgpu; if that fails read `sudo dmesg | grep -i amdgpu` (blacklist, nomodeset, firmware).",
+        )
+    state = (host.read_text("/sys/module/amdgpu/initstate") or "").strip()
+    version = (host.read_text("/sys/module/amdgpu/version") or "").strip()
+    evidence = [
+        ev("/sys/module/amdgpu/initstate", state or "?"),
+        ev("/sys/module/amdgpu/version", version or "absent (inbox kernel driver)"),
+    ]
+    if state and state != "live":
+        return result(
+            "amdgpu-module",
+            Status.FAIL,
+            f"amdgpu is loaded but not live ({state})",
+            evidence=evidence,
+            kb=["kfd-device-missing"],
+            fix="Reboot; if it persists read the kernel log for amdgpu errors.",
+        )
+    origin = f"amdgpu-dkms {version}" if version else "inbox kernel driver"
+    return result(
+        "amdgpu-module",
+        Status.OK,
+        f"amdgpu loaded ({origin})",
+        evidence=evidence,
+        ruled_out=["amdgpu-dkms-build-failure"] if not version else (),
+    )
+
+
+def _dkms_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("amdgpu")]
+
+
+@check("dkms-status", "amdgpu-dkms build")
+def check_dkms(ctx: Context) -> CheckResult:
+    res = ctx.host.run(["dkms", "status"], timeout=ctx.timeout)
+    if res.missing:
+        return result("dkms-status", Status.SKIP, "dkms is not installed (inbox driver)")
+    if res.timed_out:
+        return result(
+            "dkms-status", Status.ERROR, f"`dkms status` timed out after {ctx.timeout:g}s"
+        )
+    lines = _dkms_lines(res.stdout + res.stderr)
+    if not lines:
+        return result(
+            "dkms-status",
+            Status.OK,
+            "no amdgpu DKMS module registered (inbox driver)",
+            evidence=[ev("dkms status", "no amdgpu line")],
+            ruled_out=["amdgpu-dkms-build-failure"],
+        )
+    kernel = (ctx.host.read_text("/proc/sys/kernel/osrelease") or "").strip()
+    evidence = [ev("dkms status", line) for line in lines]
+    for_kernel = [line for line in lines if kernel and kernel in line]
+    if any(line.endswith("installed") for line in for_kernel):
+        return result(
+            "dkms-status",
+            Status.OK,
+            f"amdgpu-dkms installed for {kernel}",
+            evidence=evidence,
+            ruled_out=["amdgpu-dkms-build-failure"],
+        )
+    state = for_kernel[0].rsplit(":", 1)[-1].strip() if for_kernel else "not built"
+    return result(
+        "dkms-status",
+        Status.FAIL,
+        f"amdgpu-dkms is {state} for the running kernel {kernel or '?'}",
+        details="Read /var/lib/dkms/amdgpu/<version>/build/make.log for the compiler error.",
+        evidence=evidence,
+        kb=["amdgpu-dkms-build-failure"],
+        fix=f"Install the headers (linux-headers-{kernel or '$(uname -r)'}) and rerun `sudo dkms autoinstall`, or boot "
+        "a kernel the driver supports.",
+    )
+
+
+def _kernel_log(ctx: Context) -> tuple[str | None, str]:
+    res = ctx.host.run(["dmesg"], timeout=ctx.timeout)
+    if res.ok and res.stdout.strip():
+        return res.stdout, "dmesg"
+    res = ctx.host.run(["journalctl", "-k", "-b", "--no-pager", "-q"], timeout=ctx.timeout)
+    if res.ok and res.stdout.strip():
+        return res.stdout, "journalctl -k -b"
+    return None, "dmesg and journalctl -k are not readable (try sudo)"
+
+
+@check("kernel-log", "Kernel log")
+def check_kernel_log(ctx: Context) -> CheckResult:
+    text, source = _kernel_log(ctx)
+    if text is None:
+        return result("kernel-log", Status.SKIP, source)
+    status, found, kb = Status.OK, [], []
+    evidence = []
+    for pattern, meaning, kb_id, sev in _KERNEL_PATTERNS:
+        hits = [line for line in text.splitlines() if pattern.search(line)]
+        if hits:
+            found.append(f"{meaning} ({len(hits)}x)")
+            kb.append(kb_id)
+            evidence.append(ev(source, hits[-1]))
+            status = max(status, sev, key=lambda s: s.rank)
+    if not found:
+        return result(
+            "kernel-log",
+            Status.OK,
+            "no GPU errors in the kernel log",
+            evidence=[ev(source, "no matches")],
+            ruled_out=["gpu-hang-or-reset"],
+        )
+    return result(
+        "kernel-log",
+        status,
+        "; ".join(found),
+        evidence=evidence,
+        kb=kb,
+        fix="Read the lines above in context: sudo dmesg | grep -iE 'amdgpu|kfd'",
+    )

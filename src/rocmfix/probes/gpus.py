@@ -1,0 +1,287 @@
+"""The GPUs the kernel knows about: KFD topology, PCI, and their links.
+
+KFD topology in sysfs needs no permissions and no ROCm user space, and it
+keeps showing the physical gfx target even when HSA_OVERRIDE_GFX_VERSION is
+set, which makes it the ground truth the other checks compare against.
+``read_gpus`` is also used by the fix actions (``hide-igpu``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rocmfix import facts
+from rocmfix.host import Host
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, human_bytes, result
+
+TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
+PCI = "/sys/bus/pci/devices"
+_IGPU_VRAM_LIMIT = 1024**3
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU node of the KFD topology."""
+
+    node: int
+    """KFD node index (rocminfo's ``Node:``)."""
+    gfx: str
+    """Physical gfx target decoded from ``gfx_target_version`` (``gfx1031``)."""
+    name: str
+    """Product name(s) from the packaged gfx table, or the gfx when unknown."""
+    integrated: bool
+    vram_bytes: int | None
+    render_minor: int | None
+    """N of /dev/dri/renderD<N>."""
+    pci_slot: str | None
+    """``0000:03:00.0``."""
+    device_id: int | None = None
+    target_version: int = 0
+
+    @property
+    def render_node(self) -> str | None:
+        return f"/dev/dri/renderD{self.render_minor}" if self.render_minor is not None else None
+
+    @property
+    def drm_device(self) -> str | None:
+        return (
+            f"/sys/class/drm/renderD{self.render_minor}/device"
+            if self.render_minor is not None
+            else None
+        )
+
+    def label(self) -> str:
+        kind = "iGPU" if self.integrated else "GPU"
+        return f"{kind} {self.gfx} ({self.name})"
+
+
+def parse_properties(text: str) -> dict[str, int]:
+    """KFD ``properties`` file (``key value`` lines) -> dict of ints."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(" ")
+        try:
+            out[key] = int(value.strip())
+        except ValueError:
+            continue
+    return out
+
+
+def _pci_slot(props: dict[str, int]) -> str | None:
+    loc = props.get("location_id")
+    if not loc:
+        return None
+    bus, devfn = loc >> 8, loc & 0xFF
+    return f"{props.get('domain', 0):04x}:{bus:02x}:{devfn >> 3:02x}.{devfn & 7}"
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int((text or "").strip(), 0)
+    except ValueError:
+        return None
+
+
+def read_gpus(host: Host) -> tuple[Gpu, ...]:
+    """Every GPU node in the KFD topology, in node order (CPU nodes skipped)."""
+    nodes = sorted((n for n in host.listdir(TOPOLOGY) if n.isdigit()), key=int)
+    gpus: list[Gpu] = []
+    for node in nodes:
+        props = parse_properties(host.read_text(f"{TOPOLOGY}/{node}/properties") or "")
+        if props.get("simd_count", 0) <= 0:
+            continue
+        version = props.get("gfx_target_version", 0)
+        gfx = facts.gfx_from_target_version(version) or f"unknown({version})"
+        info = facts.gfx_info(gfx)
+        minor = props.get("drm_render_minor")
+        drm = f"/sys/class/drm/renderD{minor}/device" if minor is not None else None
+        vram = _int(host.read_text(f"{drm}/mem_info_vram_total")) if drm else None
+        if vram is None:
+            bank = parse_properties(
+                host.read_text(f"{TOPOLOGY}/{node}/mem_banks/0/properties") or ""
+            )
+            vram = bank.get("size_in_bytes")
+        integrated = info.integrated if info else (vram is not None and vram < _IGPU_VRAM_LIMIT)
+        name = " / ".join(info.products[:3]) if info and info.products else gfx
+        gpus.append(
+            Gpu(
+                int(node),
+                gfx,
+                name,
+                integrated,
+                vram,
+                minor,
+                _pci_slot(props),
+                props.get("device_id"),
+                version,
+            )
+        )
+    return tuple(gpus)
+
+
+def amd_pci_gpus(host: Host) -> tuple[str, ...]:
+    """PCI slots of AMD display/accelerator devices, whatever the driver state."""
+    out = []
+    for slot in host.listdir(PCI):
+        vendor = (host.read_text(f"{PCI}/{slot}/vendor") or "").strip()
+        cls = (host.read_text(f"{PCI}/{slot}/class") or "").strip()
+        if vendor == "0x1002" and cls.startswith(("0x03", "0x12")):
+            out.append(slot)
+    return tuple(out)
+
+
+@check("gpu-list", "AMD GPUs")
+def check_gpu_list(ctx: Context) -> CheckResult:
+    from rocmfix.probes.system import is_wsl
+
+    if is_wsl(ctx.host):
+        return result(
+            "gpu-list", Status.SKIP, "WSL: GPUs are not listed in sysfs (see the wsl check)"
+        )
+    gpus = ctx.gpus()
+    pci = amd_pci_gpus(ctx.host)
+    evidence = [
+        ev(f"{TOPOLOGY}/{g.node}/properties", f"gfx_target_version {g.target_version} -> {g.gfx}")
+        for g in gpus
+    ]
+    evidence += [ev(f"{PCI}/{slot}", "vendor 0x1002 (AMD), display class") for slot in pci]
+    if not gpus and pci:
+        return result(
+            "gpu-list",
+            Status.FAIL,
+            f"AMD GPU on the PCI bus ({pci[0]}) but no KFD compute node",
+            details="The kernel sees the card but the amdgpu/KFD driver did not register it for compute.",
+            evidence=evidence,
+            kb=["kfd-device-missing"],
+            fix="See the amdgpu-module and kernel-log checks.",
+        )
+    if not gpus:
+        return result(
+            "gpu-list",
+            Status.FAIL,
+            "no AMD GPU found (no KFD GPU node, no AMD display device on PCI)",
+            evidence=evidence or [ev(TOPOLOGY, "absent or no GPU nodes")],
+            fix="rocmfix diagnoses AMD GPUs; run it on the machine (or in the container) that has one.",
+        )
+    unknown = [g for g in gpus if facts.gfx_info(g.gfx) is None]
+    lines = [
+        f"node {g.node}: {g.label()}, VRAM {human_bytes(g.vram_bytes) if g.vram_bytes else '?'}, "
+        f"PCI {g.pci_slot or '?'}, render node {g.render_node or '?'}"
+        for g in gpus
+    ]
+    summary = ", ".join(f"{g.gfx}{' (iGPU)' if g.integrated else ''}" for g in gpus)
+    if unknown:
+        return result(
+            "gpu-list",
+            Status.WARN,
+            f"{summary}: {unknown[0].gfx} is not in the gfx table",
+            details="\n".join(lines),
+            evidence=evidence,
+            kb=["rocm-too-old-for-gpu"],
+        )
+    return result(
+        "gpu-list",
+        Status.OK,
+        f"{len(gpus)} GPU(s): {summary}",
+        details="\n".join(lines),
+        evidence=evidence,
+        ruled_out=["kfd-device-missing"],
+    )
+
+
+@check("integrated-gpu", "Integrated GPU beside a discrete one")
+def check_integrated(ctx: Context) -> CheckResult:
+    gpus = ctx.gpus()
+    igpus = [g for g in gpus if g.integrated]
+    dgpus = [g for g in gpus if not g.integrated]
+    if not gpus:
+        return result("integrated-gpu", Status.SKIP, "no GPU")
+    if not igpus or not dgpus:
+        kind = "only integrated" if igpus else "only discrete"
+        return result(
+            "integrated-gpu", Status.OK, f"{kind} GPU(s)", ruled_out=["integrated-gpu-selected"]
+        )
+    evidence = [ev(f"KFD node {g.node}", g.label()) for g in gpus]
+    visible = {
+        k: ctx.env(k)
+        for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+        if ctx.env(k) is not None
+    }
+    evidence += [ev(k, v) for k, v in visible.items()]
+    order = [g for g in gpus]
+    dgpu_idx = ",".join(str(order.index(g)) for g in dgpus)
+    igpu_idx = {str(order.index(g)) for g in igpus}
+    if visible and not any(set(v.replace(" ", "").split(",")) & igpu_idx for v in visible.values()):
+        return result(
+            "integrated-gpu",
+            Status.OK,
+            f"iGPU {igpus[0].gfx} present but hidden by {', '.join(visible)}",
+            evidence=evidence,
+        )
+    return result(
+        "integrated-gpu",
+        Status.WARN,
+        f"iGPU {igpus[0].gfx} is enumerated beside the discrete {dgpus[0].gfx} and is not hidden",
+        details="ROCm may pick the iGPU or fail to initialise on it; HSA_OVERRIDE_GFX_VERSION also applies to it.",
+        evidence=evidence,
+        kb=["integrated-gpu-selected"],
+        fix=f"export ROCR_VISIBLE_DEVICES={dgpu_idx} (or disable the iGPU in the BIOS).",
+    )
+
+
+def _speed(text: str | None) -> float | None:
+    try:
+        return float((text or "").split()[0])
+    except (ValueError, IndexError):
+        return None
+
+
+@check("pcie-link", "PCIe link")
+def check_pcie(ctx: Context) -> CheckResult:
+    gpus = [g for g in ctx.gpus() if not g.integrated and g.drm_device]
+    if not gpus:
+        return result("pcie-link", Status.SKIP, "no discrete GPU with a PCI device in sysfs")
+    worst, lines, evidence = Status.OK, [], []
+    for g in gpus:
+        read = {
+            k: (ctx.host.read_text(f"{g.drm_device}/{k}") or "").strip()
+            for k in (
+                "current_link_speed",
+                "max_link_speed",
+                "current_link_width",
+                "max_link_width",
+            )
+        }
+        if not read["current_link_width"]:
+            continue
+        evidence.append(
+            ev(
+                f"{g.drm_device}",
+                f"speed {read['current_link_speed']} of {read['max_link_speed']}, "
+                f"width x{read['current_link_width']} of x{read['max_link_width']}",
+            )
+        )
+        width, max_width = _int(read["current_link_width"]), _int(read["max_link_width"])
+        speed = _speed(read["current_link_speed"])
+        if width == 1 and speed is not None and speed <= 2.5 and (max_width or 1) > 1:
+            worst = Status.FAIL
+            lines.append(f"{g.gfx} at {g.pci_slot}: Gen1 x1 link (riser or slot problem)")
+        elif width and max_width and width < max_width:
+            worst = max(worst, Status.WARN, key=lambda s: s.rank)
+            lines.append(f"{g.gfx} at {g.pci_slot}: x{width} of x{max_width} lanes")
+    if not evidence:
+        return result("pcie-link", Status.SKIP, "link speed and width are not readable")
+    if worst is Status.OK:
+        return result(
+            "pcie-link",
+            Status.OK,
+            "full-width links (speed may drop at idle; that is power saving)",
+            evidence=evidence,
+        )
+    return result(
+        "pcie-link",
+        worst,
+        "; ".join(lines),
+        evidence=evidence,
+        fix="Reseat the card in a CPU-attached x16 slot; avoid x1 mining risers; check BIOS PCIe settings.",
+    )

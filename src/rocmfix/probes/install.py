@@ -1,0 +1,315 @@
+"""Checks of the ROCm user space: installs, rocminfo, libraries, math-library kernels.
+
+PyTorch wheels bundle their own ROCm libraries, so a system ROCm is optional;
+what matters is which copy of each library the process actually loads and
+whether rocBLAS/hipBLASLt ship kernels for the GPU's gfx target.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from rocmfix.host import CommandResult, Host
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+
+_VERSION_H = re.compile(r"#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)")
+LIBS = ("libamdhip64.so", "libhsa-runtime64.so", "librocblas.so", "libMIOpen.so")
+
+
+@dataclass(frozen=True)
+class RocmInstall:
+    """One ROCm install directory and the versions it records."""
+
+    path: str
+    versions: tuple[tuple[str, str], ...]
+    """(where, version) for every place that records one."""
+
+    @property
+    def version(self) -> str | None:
+        return self.versions[0][1] if self.versions else None
+
+
+def _install_versions(host: Host, root: str) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, str]] = []
+    info = (host.read_text(f"{root}/.info/version") or "").strip()
+    if info:
+        found.append((f"{root}/.info/version", info.split("-")[0]))
+    header = host.read_text(f"{root}/include/rocm-core/rocm_version.h") or ""
+    parts = dict(_VERSION_H.findall(header))
+    if len(parts) == 3:
+        found.append(
+            (
+                f"{root}/include/rocm-core/rocm_version.h",
+                f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}",
+            )
+        )
+    m = re.search(r"rocm-(\d+\.\d+(?:\.\d+)?)$", root)
+    if m:
+        found.append((f"{root} (directory name)", m.group(1)))
+    return tuple(found)
+
+
+def rocm_installs(host: Host) -> tuple[RocmInstall, ...]:
+    """ROCM_PATH, /opt/rocm and every /opt/rocm-* install, each once."""
+    roots = [host.env.get("ROCM_PATH") or "", "/opt/rocm"]
+    roots += [f"/opt/{n}" for n in host.listdir("/opt") if re.fullmatch(r"rocm-\d[\w.]*", n)]
+    out: list[RocmInstall] = []
+    for root in dict.fromkeys(r.rstrip("/") for r in roots if r):
+        if host.exists(root):
+            out.append(RocmInstall(root, _install_versions(host, root)))
+    return tuple(out)
+
+
+def active_install(host: Host) -> RocmInstall | None:
+    """The install ROCM_PATH (else /opt/rocm) names, or the only one present."""
+    installs = rocm_installs(host)
+    want = (host.env.get("ROCM_PATH") or "/opt/rocm").rstrip("/")
+    for inst in installs:
+        if inst.path == want and inst.versions:
+            return inst
+    return installs[0] if len(installs) == 1 else None
+
+
+def system_rocm_version(host: Host) -> str | None:
+    inst = active_install(host)
+    return inst.version if inst else None
+
+
+@check("rocm-install", "ROCm installation")
+def check_rocm_install(ctx: Context) -> CheckResult:
+    host = ctx.host
+    installs = rocm_installs(host)
+    if not installs:
+        return result(
+            "rocm-install",
+            Status.OK,
+            "no system ROCm (fine: ROCm PyTorch wheels bundle their libraries)",
+            evidence=[ev("/opt/rocm", "absent")],
+        )
+    evidence = [ev(where, version) for inst in installs for where, version in inst.versions]
+    link = host.readlink("/opt/rocm")
+    if link:
+        evidence.append(ev("/opt/rocm ->", link))
+    active = active_install(host)
+    active_versions = {v for _, v in active.versions} if active else set()
+    real = [i for i in installs if re.search(r"rocm-\d", i.path)]
+    if len(active_versions) > 1:
+        return result(
+            "rocm-install",
+            Status.WARN,
+            f"{active.path} records different versions: "  # type: ignore[union-attr]
+            f"{', '.join(sorted(active_versions))}",
+            evidence=evidence,
+            kb=["rocm-library-version-mismatch"],
+            fix="Reinstall ROCm cleanly (amdgpu-install --uninstall, then install one version).",
+        )
+    version = active.version if active else "?"
+    if len(real) > 1:
+        names = ", ".join(os.path.basename(i.path) for i in real)
+        return result(
+            "rocm-install",
+            Status.WARN,
+            f"{len(real)} ROCm installs side by side ({names}); /opt/rocm is {version}",
+            evidence=evidence,
+            details="Tools, LD_LIBRARY_PATH entries and builds can pick different copies.",
+            kb=["rocm-library-version-mismatch"],
+            fix="Keep one, or make sure ROCM_PATH, PATH and LD_LIBRARY_PATH all name the same one.",
+        )
+    return result(
+        "rocm-install",
+        Status.OK,
+        f"ROCm {version} at {active.path if active else installs[0].path}",
+        evidence=evidence,
+    )
+
+
+def run_rocminfo(ctx: Context) -> CommandResult:
+    res = ctx.host.run(["rocminfo"], timeout=ctx.timeout)
+    if res.missing:
+        inst = active_install(ctx.host)
+        for root in ([inst.path] if inst else []) + ["/opt/rocm"]:
+            if ctx.host.exists(f"{root}/bin/rocminfo"):
+                return ctx.host.run([f"{root}/bin/rocminfo"], timeout=ctx.timeout)
+    return res
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent block of rocminfo."""
+
+    name: str
+    marketing_name: str
+    device_type: str
+    node: int | None
+
+
+def parse_rocminfo(text: str) -> tuple[Agent, ...]:
+    """Agents of a rocminfo output; the first ``Name:`` of a block is the agent's."""
+    agents = []
+    for block in re.split(r"\*{7,}\s*\n\s*Agent \d+\s*\n\s*\*{7,}", text)[1:]:
+        fields: dict[str, str] = {}
+        for line in block.splitlines():
+            key, sep, value = line.strip().partition(":")
+            if sep and key and key not in fields:
+                fields[key] = value.strip()
+        node = fields.get("Node", "")
+        agents.append(
+            Agent(
+                fields.get("Name", ""),
+                fields.get("Marketing Name", ""),
+                fields.get("Device Type", ""),
+                int(node) if node.isdigit() else None,
+            )
+        )
+    return tuple(agents)
+
+
+def gpu_agents(ctx: Context) -> tuple[Agent, ...]:
+    res = ctx.rocminfo()
+    return tuple(a for a in parse_rocminfo(res.stdout) if a.device_type == "GPU")
+
+
+_ROCMINFO_FAILURES = (
+    (
+        "Permission denied",
+        "rocminfo cannot open /dev/kfd: permission denied",
+        "kfd-permission-denied",
+    ),
+    ("Unable to open /dev/kfd", "rocminfo cannot open /dev/kfd", "kfd-device-missing"),
+    (
+        "ROCk module is NOT",
+        "rocminfo: the amdgpu (ROCk) module is not loaded or not live",
+        "kfd-device-missing",
+    ),
+    (
+        "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        "rocminfo: HSA init failed (out of resources)",
+        "kfd-permission-denied",
+    ),
+    ("is invalid", "rocminfo rejects HSA_OVERRIDE_GFX_VERSION", "no-gpu-visible"),
+)
+
+
+@check("rocminfo", "rocminfo")
+def check_rocminfo(ctx: Context) -> CheckResult:
+    res = ctx.rocminfo()
+    if res.missing:
+        return result(
+            "rocminfo", Status.SKIP, "rocminfo is not installed (not needed by pip wheels)"
+        )
+    if res.timed_out:
+        return result(
+            "rocminfo",
+            Status.FAIL,
+            f"rocminfo hung for {ctx.timeout:g}s (a wedged GPU does this)",
+            kb=["gpu-hang-or-reset"],
+            fix="Check the kernel log for a GPU reset; reboot to clear a hung GPU.",
+        )
+    text = res.stdout + res.stderr
+    agents = gpu_agents(ctx)
+    evidence = [ev("rocminfo", line.strip()) for line in text.splitlines()[:3] if line.strip()]
+    evidence += [
+        ev("rocminfo GPU agent", f"{a.name} {a.marketing_name} node {a.node}") for a in agents
+    ]
+    if agents:
+        names = ", ".join(f"{a.name} ({a.marketing_name})" for a in agents)
+        return result(
+            "rocminfo",
+            Status.OK,
+            f"{len(agents)} GPU agent(s): {names}",
+            evidence=evidence,
+            ruled_out=["kfd-permission-denied", "no-gpu-visible"],
+        )
+    if "WSL environment detected" in text:
+        return result(
+            "rocminfo",
+            Status.WARN,
+            "rocminfo under WSL lists no GPU agent",
+            evidence=evidence,
+            kb=["wsl-limitations"],
+        )
+    for needle, summary, kb in _ROCMINFO_FAILURES:
+        if needle in text:
+            hits = [line.strip() for line in text.splitlines() if needle in line]
+            return result(
+                "rocminfo", Status.FAIL, summary, evidence=[ev("rocminfo", hits[0])], kb=[kb]
+            )
+    return result(
+        "rocminfo",
+        Status.FAIL,
+        f"rocminfo lists no GPU agent (exit {res.returncode})",
+        evidence=evidence,
+        kb=["no-gpu-visible"],
+    )
+
+
+def resolve_libraries(host: Host) -> dict[str, list[str]]:
+    """Library -> candidate paths, LD_LIBRARY_PATH entries first, then ldconfig's cache."""
+    found: dict[str, list[str]] = {lib: [] for lib in LIBS}
+    for folder in (host.env.get("LD_LIBRARY_PATH") or "").split(":"):
+        if not folder:
+            continue
+        names = host.listdir(folder)
+        for lib in LIBS:
+            hit = sorted(n for n in names if n.startswith(lib))
+            if hit:
+                found[lib].append(f"{folder.rstrip('/')}/{hit[0]} (LD_LIBRARY_PATH)")
+    ldconfig = host.run(["ldconfig", "-p"], timeout=5)
+    if not ldconfig.ok:
+        ldconfig = host.run(["/sbin/ldconfig", "-p"], timeout=5)
+    for line in ldconfig.stdout.splitlines():
+        name, _, path = line.strip().partition(" => ")
+        for lib in LIBS:
+            if name.startswith(lib) and path:
+                found[lib].append(f"{path.strip()} (ldconfig)")
+    return found
+
+
+@check("rocm-libraries", "ROCm library resolution")
+def check_rocm_libraries(ctx: Context) -> CheckResult:
+    found = resolve_libraries(ctx.host)
+    probe = ctx.torch()
+    evidence = [ev(lib, paths[0]) for lib, paths in found.items() if paths]
+    loaded = probe.loaded_libs if probe else {}
+    evidence += [ev(f"loaded by torch: {lib}", path) for lib, path in loaded.items()]
+    if probe is None or probe.flavour != "rocm" or not probe.lib_dir:
+        first = found["libamdhip64.so"]
+        where = first[0] if first else "not found"
+        return result(
+            "rocm-libraries", Status.OK, f"libamdhip64 resolves to {where}", evidence=evidence
+        )
+    bundled = ctx.host.listdir(probe.lib_dir)
+    foreign = {
+        lib: path
+        for lib, path in loaded.items()
+        if not path.startswith(probe.lib_dir) and any(n.startswith(lib) for n in bundled)
+    }
+    if foreign:
+        lib, path = next(iter(foreign.items()))
+        return result(
+            "rocm-libraries",
+            Status.FAIL,
+            f"torch loaded {lib} from {path}, not its own copy in {probe.lib_dir}",
+            details="LD_LIBRARY_PATH or LD_PRELOAD puts a system ROCm ahead of the libraries torch was built with.",
+            evidence=evidence,
+            kb=["rocm-library-version-mismatch"],
+            fix="Unset LD_LIBRARY_PATH (or remove the ROCm entry) when running PyTorch wheels.",
+        )
+    missing = [lib for lib in ("libamdhip64", "libhsa-runtime64") if lib not in loaded]
+    if probe.error and missing and not bundled:
+        return result(
+            "rocm-libraries",
+            Status.FAIL,
+            f"{missing[0]} could not be loaded",
+            evidence=evidence,
+            kb=["hip-runtime-lib-missing"],
+        )
+    return result(
+        "rocm-libraries",
+        Status.OK,
+        "torch uses its own bundled ROCm libraries",
+        evidence=evidence,
+        ruled_out=["rocm-library-version-mismatch", "hip-runtime-lib-missing"],
+    )
