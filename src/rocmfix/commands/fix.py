@@ -131,14 +131,20 @@ def _kb_offers(
     params = _log_params(args.from_log, entry.id, kb) if args.from_log else system_params(ctx)
     offers: list[tuple[str, Plan | str]] = []
     manual: list[str] = []
-    for fix in render_fixes(entry.fixes, params):
-        if fix.action is None:
-            manual.append(fix.text + "".join(f"\n    {c}" for c in fix.commands))
-            continue
-        try:
-            offers.append((fix.action, _plan(fix.action, fix.params, ctx)))
-        except ActionError as err:
-            offers.append((fix.action, f"not offered: {err.message}"))
+    for raw in entry.fixes:
+        missing = [name for name in raw.when if name not in params]
+        if raw.action and missing:
+            hint = "" if args.from_log else "; try --from-log FILE"
+            offers.append((raw.action, f"not offered: needs {', '.join(missing)}{hint}"))
+        for fix in render_fixes((raw,), params):
+            if fix.action is None:
+                manual.append(fix.text + "".join(f"\n    {c}" for c in fix.commands))
+                continue
+            label = f"{fix.action} - {fix.text}"
+            try:
+                offers.append((label, _plan(fix.action, fix.params, ctx)))
+            except ActionError as err:
+                offers.append((label, f"not offered: {err.message}"))
     if not offers and not manual:
         raise ActionError(
             f"{entry.id} has no fix that applies with what is known",
@@ -180,13 +186,19 @@ def system_params(ctx: Context) -> dict[str, str]:
     return derive(found)
 
 
-def _choose(offers: list[tuple[str, Plan | str]], pick: int) -> Plan | None:
-    plans = [p for _, p in offers if not isinstance(p, str)]
-    if not plans:
-        raise ActionError("no fix can be applied here")
-    if not 1 <= pick <= len(plans):
-        raise InputError(f"--pick must be between 1 and {len(plans)}")
-    return plans[pick - 1]
+def _choose(offers: list[tuple[str, Plan | str]], pick: int | None) -> Plan | None:
+    """The offer numbered ``pick`` as shown, or the first one that can be applied."""
+    if pick is None:
+        plans = [p for _, p in offers if not isinstance(p, str)]
+        if not plans:
+            raise ActionError("no fix can be applied here")
+        return plans[0]
+    if not 1 <= pick <= len(offers):
+        raise InputError(f"--pick must be between 1 and {len(offers)}")
+    chosen = offers[pick - 1][1]
+    if isinstance(chosen, str):
+        raise ActionError(f"fix {pick} cannot be applied: {chosen.removeprefix('not offered: ')}")
+    return chosen
 
 
 def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
