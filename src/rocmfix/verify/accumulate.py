@@ -47,6 +47,7 @@ class Accumulator:
         self.on_stage = on_stage
         self.stages: list[StageEvent] = []
         self.current: str | None = None
+        self.current_device: int | None = None
         self.torch = TorchInfo()
         self.enumerated: list[dict[str, Any]] = []
         self.tested: list[int] = []
@@ -65,6 +66,7 @@ class Accumulator:
         if kind == "start":
             self.current = str(event.get("stage"))
             dev = event.get("device")
+            self.current_device = dev if isinstance(dev, int) else None
             if isinstance(dev, int) and dev not in self.tested:
                 self.tested.append(dev)
         elif kind == "progress" and event.get("dtype") in DTYPES:
@@ -142,13 +144,16 @@ class Accumulator:
         devices: tuple[DeviceResult, ...],
     ) -> Failure | None:
         stage = self.current or (self.stages[-1].stage if self.stages else "import")
+        where = stage_label(stage)
+        if self.current is not None and self.current_device is not None:
+            where += f" on GPU {self.current_device}"
         common = {"stderr_lines": stderr_lines, "devices": devices}
         if hung:
             extra = "" if killed else "; it could not be killed (stuck in the driver?)"
             return build_failure(
                 stage=stage,
                 kind=FailureKind.HANG,
-                message=f"no progress for {timeout:g} s during {stage_label(stage)}{extra}",
+                message=f"no progress for {timeout:g} s during {where}{extra}",
                 **common,
             )
         if self.fail_event is not None:
@@ -166,7 +171,7 @@ class Accumulator:
                 stage=stage,
                 kind=FailureKind.CRASH,
                 sig=sig,
-                message=f"the child died with {sig} during {stage_label(stage)}",
+                message=f"the child died with {sig} during {where}",
                 **common,
             )
         if returncode == 0 and self.end_elapsed is not None:
