@@ -115,6 +115,21 @@ class Host(Protocol):
     def torch_probe(self, python: str, timeout: float) -> TorchProbe: ...
 
 
+def parse_meminfo(text: str) -> MemoryInfo | None:
+    """``/proc/meminfo`` -> MemoryInfo (None when the fields are missing)."""
+    kib: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            kib[key.strip()] = int(parts[0]) * 1024
+    if "MemTotal" not in kib:
+        return None
+    avail = kib.get("MemAvailable", kib.get("MemFree", 0))
+    swap = kib.get("SwapTotal", 0)
+    return MemoryInfo(kib["MemTotal"], avail, swap, swap - kib.get("SwapFree", swap))
+
+
 def run_command(
     argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
 ) -> CommandResult:
@@ -248,7 +263,10 @@ class LocalHost:
         return st.f_blocks * st.f_frsize
 
     def memory(self) -> MemoryInfo | None:
-        import psutil  # imported here: it costs start-up time that --no-torch cannot spare
+        info = parse_meminfo(self.read_text("/proc/meminfo") or "")
+        if info is not None:
+            return info
+        import psutil  # fallback only: importing it costs start-up time --no-torch cannot spare
 
         vm, sw = psutil.virtual_memory(), psutil.swap_memory()
         return MemoryInfo(vm.total, vm.available, sw.total, sw.used)

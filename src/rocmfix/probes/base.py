@@ -25,6 +25,19 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+class _LazyFacts:
+    """``rocmfix.facts`` loaded on first use: parsing its YAML costs ~35 ms, which a
+    machine without an AMD GPU never needs (``--no-torch`` must start fast)."""
+
+    def __getattr__(self, name: str) -> Any:
+        from rocmfix import facts as real
+
+        return getattr(real, name)
+
+
+facts: Any = _LazyFacts()
+
+
 class Status(enum.Enum):
     """Outcome of one check, worst last."""
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 
-from rocmfix import facts
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 
 _VISIBLE = (
     "ROCR_VISIBLE_DEVICES",

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rocmfix import facts
 from rocmfix.host import Host
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, human_bytes, result
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, human_bytes, result
 
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 PCI = "/sys/bus/pci/devices"

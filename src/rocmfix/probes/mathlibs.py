@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, human_bytes, result
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, human_bytes, result
 from rocmfix.probes.install import active_install
 
 
@@ -56,7 +56,6 @@ def kernel_files(ctx: Context, lib: str, gfx: str) -> tuple[str | None, list[str
 
 def effective_gfx(ctx: Context, physical: str) -> str:
     """The gfx the runtime uses: HSA_OVERRIDE_GFX_VERSION when valid, else the physical one."""
-    from rocmfix import facts
 
     value = ctx.env("HSA_OVERRIDE_GFX_VERSION")
     return (facts.override_to_gfx(value) if value else None) or physical

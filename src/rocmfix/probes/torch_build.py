@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 
-from rocmfix import facts
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 from rocmfix.probes.install import gpu_agents, system_rocm_version
 from rocmfix.probes.mathlibs import effective_gfx, gfx_in_names, kernel_files, miopen_db_dirs
 from rocmfix.torch_probe import TorchProbe

@@ -1,0 +1,81 @@
+"""`rocmfix collect --out DIR`: record what the doctor reads into a shareable snapshot.
+
+Every check runs once against a recording wrapper of the live host, so the
+snapshot holds exactly the files, command outputs, device metadata and torch
+probe the checks used, with secrets masked. ``rocmfix doctor --snapshot DIR``
+replays it anywhere. Format: docs/snapshot-format.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+from pathlib import Path
+
+from rocmfix import __version__
+from rocmfix.commands.doctor import _positive, _python
+from rocmfix.errors import InputError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Options of ``rocmfix collect``."""
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="directory to write (must be new or empty)"
+    )
+    parser.add_argument(
+        "--python", metavar="PATH", help="interpreter whose torch to probe (default: this one)"
+    )
+    parser.add_argument("--no-torch", action="store_true", help="do not probe torch")
+    parser.add_argument(
+        "--timeout", type=_positive, default=10.0, metavar="S", help="seconds per external command"
+    )
+    parser.add_argument("--json", action="store_true", help="print a rocmfix.collect/1 JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocmfix import probes
+    from rocmfix.host import LocalHost
+    from rocmfix.snapshot import RecordingHost
+
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(
+            f"--out {out}: exists and is not an empty directory", hint="choose a new directory"
+        )
+    python = _python(args.python)
+    rec = RecordingHost(LocalHost())
+    results = probes.run_checks(
+        rec, python=python, timeout=args.timeout, want_torch=not args.no_torch
+    )
+    try:
+        created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        rec.write(
+            out,
+            python,
+            extra={"created": created, "rocmfix_version": __version__, "source": "rocmfix collect"},
+        )
+        (out / "doctor.json").write_text(
+            json.dumps(probes.to_json(results), indent=1) + "\n", encoding="utf-8"
+        )
+    except OSError as exc:
+        raise InputError(f"cannot write snapshot to {out}: {exc.strerror}") from None
+    files = sum(1 for p in (out / "root").rglob("*") if p.is_file())
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "rocmfix.collect/1",
+                    "out": str(out),
+                    "files": files,
+                    "commands": len(rec.commands),
+                }
+            )
+        )
+    else:
+        print(
+            f"Snapshot written to {out} ({files} files, {len(rec.commands)} command outputs; secrets masked)."
+        )
+        print(f"Replay it with: rocmfix doctor --snapshot {out}", file=sys.stderr)
+    return 0

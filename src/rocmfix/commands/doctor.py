@@ -1,0 +1,180 @@
+"""`rocmfix doctor`: check this machine (or a snapshot) and name the likely root causes.
+
+The checks live in ``rocmfix.probes``; this module parses options, picks the
+host (live or ``--snapshot DIR``), and renders a flutter-doctor style
+checklist or one ``rocmfix.doctor/1`` JSON object. rich is imported only for
+the human output so that ``--json`` and ``--no-torch`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import textwrap
+from typing import Any
+
+from rocmfix.errors import InputError
+
+MARKS = {
+    "ok": ("✓", "green"),
+    "warn": ("!", "yellow"),
+    "fail": ("✗", "red"),
+    "skip": ("-", "dim"),
+    "error": ("?", "magenta"),
+}
+"""Checklist marks; ``?`` means the check itself crashed or timed out."""
+
+
+def _positive(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {value!r}")
+    return seconds
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Options of ``rocmfix doctor``."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one rocmfix.doctor/1 JSON object"
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="show details and evidence of every check"
+    )
+    parser.add_argument(
+        "--snapshot",
+        metavar="DIR",
+        help="diagnose a snapshot from `rocmfix collect` instead of this machine",
+    )
+    parser.add_argument(
+        "--python", metavar="PATH", help="interpreter whose torch to probe (default: this one)"
+    )
+    parser.add_argument(
+        "--no-torch", action="store_true", help="skip the torch probe and the checks that need it"
+    )
+    parser.add_argument(
+        "--check", action="append", metavar="ID", help="run only this check (repeatable)"
+    )
+    parser.add_argument(
+        "--timeout", type=_positive, default=10.0, metavar="S", help="seconds per external command"
+    )
+    parser.add_argument(
+        "--torch-timeout",
+        type=_positive,
+        default=60.0,
+        metavar="S",
+        help="seconds for the torch probe",
+    )
+
+
+def _python(path: str | None) -> str:
+    if path is None:
+        return sys.executable
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise InputError(
+            f"--python {path}: not an executable file",
+            hint="give the path of your training env's python",
+        )
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocmfix import probes
+
+    if args.snapshot:
+        from rocmfix.snapshot import SnapshotHost
+
+        host: Any = SnapshotHost(args.snapshot)
+        python = args.python or host.python
+    else:
+        from rocmfix.host import LocalHost
+
+        host, python = LocalHost(), _python(args.python)
+    results = probes.run_checks(
+        host,
+        ids=args.check,
+        python=python,
+        timeout=args.timeout,
+        want_torch=not args.no_torch,
+        torch_timeout=args.torch_timeout,
+    )
+    if args.json:
+        sys.stdout.write(json.dumps(probes.to_json(results), indent=1) + "\n")
+    else:
+        render(results, verbose=args.verbose, source=args.snapshot)
+    return probes.exit_code(results)
+
+
+def _painter(stream: Any) -> Any:
+    color = stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    codes = {
+        "green": "32",
+        "yellow": "33",
+        "red": "31",
+        "dim": "2",
+        "magenta": "35",
+        "bold": "1",
+        "cyan": "36",
+    }
+
+    def paint(text: str, style: str) -> str:
+        return f"\033[{codes[style]}m{text}\033[0m" if color else text
+
+    return paint
+
+
+def _wrap(text: str, indent: str, width: int) -> list[str]:
+    return textwrap.wrap(
+        text, width=width, initial_indent=indent, subsequent_indent=indent + "  "
+    ) or [indent]
+
+
+def render(results: tuple[Any, ...], verbose: bool = False, source: str | None = None) -> None:
+    """Print the checklist and the closing verdict (80 columns, colour only on a TTY)."""
+    # Plain ANSI rather than rich: importing and starting rich costs ~100 ms,
+    # a third of the start-up budget of `rocmfix doctor --no-torch`.
+    from rocmfix.probes import summarize
+
+    out, paint = sys.stdout, _painter(sys.stdout)
+    width = max(40, min(shutil.get_terminal_size((80, 24)).columns, 100))
+    lines = [
+        paint("rocmfix doctor", "bold") + f" ({'snapshot ' + source if source else 'this machine'})"
+    ]
+    for res in results:
+        mark, style = MARKS[res.status.value]
+        first, *rest = _wrap(f"{res.title}: {res.summary}", "", width - 2)
+        lines.append(f"{paint(mark, style)} {first}")
+        lines += [f"  {line}" for line in rest]
+        if res.fix and (verbose or res.status.value in ("fail", "warn")):
+            lines += _wrap(f"{paint('fix:', 'cyan')} {res.fix}", "    ", width + 9)
+        if verbose:
+            lines += [
+                paint(line, "dim")
+                for d in res.details.splitlines()
+                for line in _wrap(d, "    ", width)
+            ]
+            for e in res.evidence:
+                lines += _wrap(f"{e.source}: {e.value}", "    ", width)
+            if res.kb_ids or res.ruled_out:
+                kb = f"confirms {', '.join(res.kb_ids) or '-'}; rules out {', '.join(res.ruled_out) or '-'}"
+                lines += [paint(line, "dim") for line in _wrap(kb, "    ", width)]
+    summary = summarize(results)
+    c = summary["counts"]
+    lines += [
+        "",
+        f"{c['fail']} failed, {c['warn']} warnings, {c['error']} could not run, {c['ok']} ok, "
+        f"{c['skip']} skipped.",
+    ]
+    if summary["root_causes"]:
+        lines.append(paint("Most likely root causes:", "bold"))
+        lines += [
+            f"  {i}. {rc['id']}  (from {', '.join(rc['checks'])})"
+            for i, rc in enumerate(summary["root_causes"], 1)
+        ]
+    lines.append(f"Next: {paint(summary['next_command'], 'bold')}")
+    out.write("\n".join(lines) + "\n")

@@ -1,0 +1,338 @@
+"""Snapshots: a machine recorded by ``rocmfix collect`` and replayed by the doctor.
+
+``RecordingHost`` wraps a live host and notes every answer it gives while the
+checks run, so a snapshot holds exactly what the checks read. ``SnapshotHost``
+answers the same questions from the recorded directory without touching the
+live system: users share a broken machine this way, and the tests run the
+doctor against fixtures modelled on real machines. Secrets in the environment
+are masked before anything is written. Format: docs/snapshot-format.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat as stat_mod
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rocmfix.errors import InputError
+from rocmfix.host import DEFAULT_TIMEOUT, CommandResult, Host, MemoryInfo, ProcessInfo, StatInfo
+from rocmfix.torch_probe import TorchProbe
+
+SCHEMA = "rocmfix.snapshot/1"
+MASK = "<redacted>"
+_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSW|PASSPHRASE|(?<![A-Z])KEY|_KEY|APIKEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|_PAT$",
+    re.IGNORECASE,
+)
+_SECRET_VALUE = re.compile(
+    r"(ghp_|gho_|ghs_|github_pat_|glpat-|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9]{16,}|xox[abpr]-|AKIA[0-9A-Z]{12,}"
+    r"|eyJ[A-Za-z0-9_-]{20,}\.)"
+)
+_URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s:]+:[^/@\s]+@", re.IGNORECASE)
+
+
+def redact_env(env: Mapping[str, str]) -> dict[str, str]:
+    """Environment with secret-looking variables masked and URL credentials removed."""
+    out: dict[str, str] = {}
+    for name, value in env.items():
+        if _SECRET_NAME.search(name) or _SECRET_VALUE.search(value):
+            out[name] = MASK
+        else:
+            out[name] = _URL_USERINFO.sub(rf"\1{MASK}@", value)
+    return out
+
+
+def _stat_to_dict(st: StatInfo) -> dict[str, Any]:
+    return {
+        "mode": stat_mod.filemode(st.mode),
+        "uid": st.uid,
+        "gid": st.gid,
+        "size": st.size,
+        "owner": st.owner,
+        "group": st.group,
+    }
+
+
+def _mode_from_text(text: str) -> int:
+    kinds = {
+        "c": stat_mod.S_IFCHR,
+        "d": stat_mod.S_IFDIR,
+        "l": stat_mod.S_IFLNK,
+        "b": stat_mod.S_IFBLK,
+        "-": stat_mod.S_IFREG,
+    }
+    mode = kinds.get(text[0], stat_mod.S_IFREG)
+    for i, ch in enumerate(text[1:10]):
+        if ch != "-":
+            mode |= 1 << (8 - i)
+    return mode
+
+
+class RecordingHost:
+    """A Host that forwards to another one and records every answer."""
+
+    def __init__(self, inner: Host) -> None:
+        self.inner = inner
+        self.env = inner.env
+        self.user, self.uid, self.groups, self.gids = (
+            inner.user,
+            inner.uid,
+            inner.groups,
+            inner.gids,
+        )
+        self._lock = threading.Lock()
+        self.files: dict[str, str] = {}
+        self.commands: list[dict[str, Any]] = []
+        self.stats: dict[str, dict[str, Any] | None] = {}
+        self.dirs: dict[str, list[str]] = {}
+        self.exist: dict[str, bool] = {}
+        self.links: dict[str, str] = {}
+        self.rw: dict[str, bool] = {}
+        self.disks: dict[str, int] = {}
+        self.holders: dict[str, list[dict[str, Any]]] = {}
+        self.mem: MemoryInfo | None = None
+        self.torch: TorchProbe | None = None
+
+    def _note(self, table: dict[str, Any], key: str, value: Any) -> None:
+        with self._lock:
+            table[key] = value
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        res = self.inner.run(argv, timeout)
+        with self._lock:
+            self.commands.append({"argv": list(argv), **res.__dict__})
+        return res
+
+    def read_text(self, path: str) -> str | None:
+        text = self.inner.read_text(path)
+        if text is not None:
+            self._note(self.files, path, text)
+        return text
+
+    def exists(self, path: str) -> bool:
+        found = self.inner.exists(path)
+        self._note(self.exist, path, found)
+        return found
+
+    def listdir(self, path: str) -> tuple[str, ...]:
+        names = self.inner.listdir(path)
+        self._note(self.dirs, path, list(names))
+        return names
+
+    def stat(self, path: str) -> StatInfo | None:
+        st = self.inner.stat(path)
+        self._note(self.stats, path, _stat_to_dict(st) if st else None)
+        return st
+
+    def readlink(self, path: str) -> str | None:
+        target = self.inner.readlink(path)
+        if target is not None:
+            self._note(self.links, path, target)
+        return target
+
+    def can_open_rw(self, path: str) -> bool:
+        ok = self.inner.can_open_rw(path)
+        self._note(self.rw, path, ok)
+        return ok
+
+    def disk_total(self, path: str) -> int | None:
+        size = self.inner.disk_total(path)
+        if size is not None:
+            self._note(self.disks, path, size)
+        return size
+
+    def memory(self) -> MemoryInfo | None:
+        self.mem = self.inner.memory()
+        return self.mem
+
+    def processes_holding(self, path: str) -> tuple[ProcessInfo, ...]:
+        procs = self.inner.processes_holding(path)
+        self._note(self.holders, path, [p.__dict__ for p in procs])
+        return procs
+
+    def torch_probe(self, python: str, timeout: float) -> TorchProbe:
+        self.torch = self.inner.torch_probe(python, timeout)
+        return self.torch
+
+    def write(
+        self, out_dir: str | Path, python: str, extra: Mapping[str, Any] | None = None
+    ) -> Path:
+        """Write the snapshot (``snapshot.json`` + ``root/``) into ``out_dir``."""
+        out = Path(out_dir)
+        root = out / "root"
+        root.mkdir(parents=True, exist_ok=True)
+        for path, text in sorted(self.files.items()):
+            dest = _under(root, path)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(text, encoding="utf-8")
+        data = {
+            "schema": SCHEMA,
+            **(extra or {}),
+            "python": python,
+            "user": {
+                "name": self.user,
+                "uid": self.uid,
+                "groups": list(self.groups),
+                "gids": list(self.gids),
+            },
+            "env": redact_env(self.env),
+            "commands": self.commands,
+            "stat": self.stats,
+            "exists": self.exist,
+            "listdir": self.dirs,
+            "links": self.links,
+            "rw": self.rw,
+            "disk_total": self.disks,
+            "memory": self.mem.__dict__ if self.mem else None,
+            "processes_holding": self.holders,
+            "torch": self.torch.to_dict() if self.torch else None,
+        }
+        (out / "snapshot.json").write_text(
+            json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        return out
+
+
+def _under(root: Path, path: str) -> Path:
+    rel = os.path.normpath("/" + path).lstrip("/")
+    return root / rel
+
+
+class SnapshotHost:
+    """A recorded machine: answers every Host question from a snapshot directory."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.dir = Path(directory)
+        meta = self.dir / "snapshot.json"
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(
+                f"not a snapshot: {meta} does not exist",
+                hint="create one with `rocmfix collect --out DIR`",
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read snapshot {meta}: {exc}") from None
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise InputError(
+                f"{meta}: unsupported snapshot schema {data.get('schema') if isinstance(data, dict) else '?'}",
+                hint=f"this rocmfix reads {SCHEMA}",
+            )
+        self.data = data
+        self.root = self.dir / "root"
+        user = data.get("user") or {}
+        self.user = str(user.get("name", "user"))
+        self.uid = int(user.get("uid", 1000))
+        self.groups = tuple(user.get("groups") or ())
+        self.gids = tuple(int(g) for g in user.get("gids") or ())
+        self.env: Mapping[str, str] = dict(data.get("env") or {})
+        self.python = str(data.get("python") or "python3")
+
+    def _file(self, path: str) -> Path:
+        return _under(self.root, path)
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        want = list(argv)
+        for entry in self.data.get("commands") or ():
+            if entry.get("argv") == want:
+                return CommandResult(
+                    entry.get("returncode"),
+                    str(entry.get("stdout") or ""),
+                    str(entry.get("stderr") or ""),
+                    timed_out=bool(entry.get("timed_out")),
+                    missing=bool(entry.get("missing")),
+                )
+        return CommandResult(None, "", f"{argv[0]}: not recorded in this snapshot", missing=True)
+
+    def read_text(self, path: str) -> str | None:
+        f = self._file(path)
+        try:
+            return f.read_text(encoding="utf-8") if f.is_file() else None
+        except OSError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        recorded = self.data.get("exists", {}).get(path)
+        if recorded is not None:
+            return bool(recorded)
+        if self.data.get("stat", {}).get(path) or path in self.data.get("links", {}):
+            return True
+        return path in self.data.get("listdir", {}) or self._file(path).exists()
+
+    def listdir(self, path: str) -> tuple[str, ...]:
+        names = set(self.data.get("listdir", {}).get(path) or ())
+        d = self._file(path)
+        if d.is_dir():
+            names.update(os.listdir(d))
+        return tuple(sorted(names))
+
+    def stat(self, path: str) -> StatInfo | None:
+        rec = self.data.get("stat", {}).get(path)
+        if rec:
+            return StatInfo(
+                _mode_from_text(rec["mode"]),
+                int(rec.get("uid", 0)),
+                int(rec.get("gid", 0)),
+                int(rec.get("size", 0)),
+                str(rec.get("owner", "root")),
+                str(rec.get("group", "root")),
+            )
+        f = self._file(path)
+        if not f.exists() and path not in self.data.get("listdir", {}):
+            return None
+        is_dir = f.is_dir() or path in self.data.get("listdir", {})
+        mode = (stat_mod.S_IFDIR | 0o755) if is_dir else (stat_mod.S_IFREG | 0o644)
+        size = 0 if is_dir else f.stat().st_size
+        gid = self.gids[0] if self.gids else self.uid
+        return StatInfo(
+            mode, self.uid, gid, size, self.user, self.groups[0] if self.groups else self.user
+        )
+
+    def readlink(self, path: str) -> str | None:
+        return self.data.get("links", {}).get(path)
+
+    def can_open_rw(self, path: str) -> bool:
+        return bool(self.data.get("rw", {}).get(path, False))
+
+    def disk_total(self, path: str) -> int | None:
+        value = self.data.get("disk_total", {}).get(path)
+        return int(value) if value is not None else None
+
+    def memory(self) -> MemoryInfo | None:
+        mem = self.data.get("memory")
+        return MemoryInfo(**mem) if mem else None
+
+    def processes_holding(self, path: str) -> tuple[ProcessInfo, ...]:
+        return tuple(
+            ProcessInfo(**p) for p in self.data.get("processes_holding", {}).get(path) or ()
+        )
+
+    def torch_probe(self, python: str, timeout: float) -> TorchProbe:
+        rec = self.data.get("torch")
+        if not rec:
+            return TorchProbe(
+                python, "unknown", error="the torch probe was not recorded in this snapshot"
+            )
+        return TorchProbe.from_dict(rec)
+
+
+def snapshot_meta(directory: str | Path) -> dict[str, Any]:
+    """The non-machine fields of a snapshot (created, sources, notes...)."""
+    data = SnapshotHost(directory).data
+    skip = {
+        "commands",
+        "stat",
+        "exists",
+        "listdir",
+        "links",
+        "rw",
+        "env",
+        "torch",
+        "processes_holding",
+    }
+    return {k: v for k, v in data.items() if k not in skip}
