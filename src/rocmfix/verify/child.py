@@ -485,7 +485,9 @@ def _collect_ranks(procs, timeout):
 
 def stage_allreduce(world, cpu, timeout):
     with Stage("allreduce") as st:
-        results = _collect_ranks(_spawn_ranks(world, cpu, timeout), timeout)
+        # Leave the parent a margin: the child should report a stuck all-reduce itself.
+        limit = max(5.0, timeout * 0.8)
+        results = _collect_ranks(_spawn_ranks(world, cpu, limit), limit)
         bad = [r for r in results if not r.get("ok")]
         if bad:
             raise CheckFailed(
@@ -566,6 +568,9 @@ def run_stages(args):
         largest, plan = args.size, (0.3, 0.15, 5)
     backends = [Backend(torch, i) for i in indexes]
     for be in backends:
+        if not be.cpu:
+            # Events, streams and new tensors follow the current device; pin it per GPU.
+            torch.cuda.set_device(be.index)
         stage_alloc(torch, be)
         stage_copy(torch, be)
         stage_matmul(torch, be)

@@ -191,4 +191,5 @@ class VerifyResult:
             "failure": self.failure.to_json() if self.failure else None,
             "notes": list(self.notes),
             "elapsed": round(self.elapsed, 3),
+            "child_elapsed": None if self.child_elapsed is None else round(self.child_elapsed, 3),
         }

@@ -40,7 +40,7 @@ OnStage = Callable[[StageEvent], None]
 
 def _resolve_python(python: str | os.PathLike[str]) -> str:
     text = os.fspath(python)
-    found = shutil.which(text) if os.sep not in text else text
+    found = shutil.which(text) if os.sep not in text else os.path.abspath(text)
     if not found or not os.path.isfile(found):
         raise InputError(
             f"no interpreter at {text}", hint="pass --python PATH to a python with torch"
