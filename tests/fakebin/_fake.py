@@ -42,8 +42,12 @@ def systemctl(args: list[str]) -> int:
         state = "masked" if u["masked"] else ("enabled" if u["enabled"] else "disabled")
         print(f"LoadState={'masked' if u['masked'] else 'loaded'}\nUnitFileState={state}")
         return 0
-    changes = {"enable": ("enabled", True), "disable": ("enabled", False),
-               "mask": ("masked", True), "unmask": ("masked", False)}
+    changes = {
+        "enable": ("enabled", True),
+        "disable": ("enabled", False),
+        "mask": ("masked", True),
+        "unmask": ("masked", False),
+    }
     key, value = changes[verb]
     units.setdefault(unit, {"enabled": False, "masked": False})[key] = value
     save("units.json", units)
@@ -115,8 +119,16 @@ def fake_python(args: list[str]) -> int:
     return 2
 
 
-TOOLS = {"systemctl": systemctl, "usermod": usermod, "gpasswd": gpasswd, "id": id_,
-         "getent": getent, "sudo": sudo, "pip": pip, "fake-python": fake_python}
+TOOLS = {
+    "systemctl": systemctl,
+    "usermod": usermod,
+    "gpasswd": gpasswd,
+    "id": id_,
+    "getent": getent,
+    "sudo": sudo,
+    "pip": pip,
+    "fake-python": fake_python,
+}
 
 
 def dispatch(tool: str, args: list[str]) -> int:

@@ -192,9 +192,14 @@ WSL_NOTES = (
 
 
 def host_fix_note(action_id: str, container: str) -> str:
+    where = (
+        ""
+        if container in ("docker", "podman")
+        else " (give it the same devices and groups through its own configuration)"
+    )
     return (
         f"{action_id} belongs to the host, not this {container} container: nothing is"
-        " changed here. Start the container with these flags instead:"
+        f" changed here. Start the container with these flags instead{where}:"
     )
 
 
