@@ -557,3 +557,18 @@ def test_reinstall_torch_refuses_unknown_or_unsafe_indexes(machine: Machine, ind
     machine.fake_state("pip.json", {})
     with pytest.raises(ActionError):
         plan_action("reinstall-torch", {"rocm_index": index, "python": FAKE_PY}, machine.ctx())
+
+
+def test_a_fix_interrupted_midway_shows_as_incomplete_and_can_be_undone(machine: Machine) -> None:
+    from rocmfix.actions import fsops
+
+    rc = machine.home / ".bashrc"
+    rc.write_text("mine\n")
+    plan = plan_action("set-env", {"MIOPEN_FIND_MODE": "FAST"}, machine.ctx())
+    journal.write_begin(machine.state, plan)
+    fsops.atomic_write(plan.steps[0].path, plan.steps[0].after)  # type: ignore[union-attr]
+    assert [r.status for r in history()] == ["incomplete"]
+    undo("last")
+    assert rc.read_text() == "mine\n"
+    lines = (machine.state / "journal.jsonl").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in lines] == ["begin", "undone"]
