@@ -70,7 +70,7 @@ def test_meminfo_is_parsed_into_bytes() -> None:
 def test_torch_probe_reports_the_cpu_build_of_this_interpreter() -> None:
     probe = probe_torch(sys.executable, 60)
     assert probe.flavour == "cpu" and probe.hip is None and probe.is_available is False
-    assert probe.python_version == "%d.%d.%d" % sys.version_info[:3]
+    assert probe.python_version == ".".join(map(str, sys.version_info[:3]))
 
 
 def test_torch_probe_turns_a_segfault_into_a_result(tmp_path: Path) -> None:
