@@ -47,8 +47,14 @@ def run_until(target, gpu=("AMD Instinct MI300X", "gfx942:sramecc+:xnack-"), tfl
         if stage == "perf":
             for dtype, value in tflops.items():
                 emit("progress", stage="perf", device=0, dtype=dtype, tflops=value)
-        emit("done", stage=stage, device=device, seconds=0.01, detail="fake",
-             data=data_for(stage, gpu, tflops))
+        emit(
+            "done",
+            stage=stage,
+            device=device,
+            seconds=0.01,
+            detail="fake",
+            data=data_for(stage, gpu, tflops),
+        )
     emit("end", elapsed=time.perf_counter() - T0)
 
 
@@ -63,11 +69,13 @@ def main(scenario):
     if scenario == "ok":
         run_until(None)
     elif scenario == "ok_h200":
-        run_until(None, gpu=("NVIDIA H200", "sm_90"),
-                  tflops={"fp32": 51.0, "fp16": 700.0, "bf16": 720.0})
+        run_until(
+            None, gpu=("NVIDIA H200", "sm_90"), tflops={"fp32": 51.0, "fp16": 700.0, "bf16": 720.0}
+        )
     elif scenario == "slow_h200":
-        run_until(None, gpu=("NVIDIA H200", "sm_90"),
-                  tflops={"fp32": 50.0, "fp16": 110.0, "bf16": 120.0})
+        run_until(
+            None, gpu=("NVIDIA H200", "sm_90"), tflops={"fp32": 50.0, "fp16": 110.0, "bf16": 120.0}
+        )
     elif scenario == "unknown_gpu":
         run_until(None, gpu=("Some Future GPU 9000", "gfx9999"))
     elif scenario == "segv_at_init":
@@ -75,8 +83,10 @@ def main(scenario):
         die(signal.SIGSEGV)
     elif scenario == "abort_memory_fault":
         run_until("matmul")
-        sys.stderr.write("Memory access fault by GPU node-1 (Agent handle: 0x55d1) on address "
-                         "0x7f00deadb000. Reason: Page not present or supervisor privilege.\n")
+        sys.stderr.write(
+            "Memory access fault by GPU node-1 (Agent handle: 0x55d1) on address "
+            "0x7f00deadb000. Reason: Page not present or supervisor privilege.\n"
+        )
         sys.stderr.flush()
         die(signal.SIGABRT)
     elif scenario == "hang_at_perf":
@@ -93,19 +103,30 @@ def main(scenario):
         print("Python 2.7.18 (default)\nthis is not the verify protocol")
     elif scenario == "oom_at_alloc":
         run_until("alloc")
-        sys.stderr.write('Traceback (most recent call last):\n  File "child.py", line 1\n'
-                         "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 256.00 MiB "
-                         "(GPU 0; 63.98 GiB total capacity)\n")
+        sys.stderr.write(
+            'Traceback (most recent call last):\n  File "child.py", line 1\n'
+            "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 256.00 MiB "
+            "(GPU 0; 63.98 GiB total capacity)\n"
+        )
         sys.exit(1)
     elif scenario == "quiet_exit_at_copy":
         run_until("copy")
         sys.exit(0)
     elif scenario == "no_binary_at_matmul":
         run_until("matmul")
-        emit("fail", stage="matmul", device=0, seconds=0.1, kind="error",
-             message="RuntimeError: HIP error: invalid device function", facts={})
-        sys.stderr.write("rocBLAS warning: hipErrorNoBinaryForGpu: Unable to find code object "
-                         "for all current devices!\n")
+        emit(
+            "fail",
+            stage="matmul",
+            device=0,
+            seconds=0.1,
+            kind="error",
+            message="RuntimeError: HIP error: invalid device function",
+            facts={},
+        )
+        sys.stderr.write(
+            "rocBLAS warning: hipErrorNoBinaryForGpu: Unable to find code object "
+            "for all current devices!\n"
+        )
         sys.exit(1)
     else:
         sys.exit("unknown scenario " + scenario)
