@@ -13,7 +13,7 @@ import yaml
 from rocmfix.errors import KbError
 from rocmfix.kb.loader import builtin_kb_path, load_kb, parse_kb_text, read_kb_file
 
-from .conftest import SHARED
+SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 ENTRY = """\
 schema: rocmfix.kb/1
@@ -41,7 +41,7 @@ def test_builtin_kb_is_valid_and_covers_every_taxonomy_id() -> None:
 def test_every_builtin_entry_cites_an_authoritative_source() -> None:
     authoritative = ("rocm.docs.amd.com", "github.com/ROCm/", "github.com/pytorch/", "docs.pytorch.org",
                      "pytorch.org", "amd.com", "docs.nvidia.com", "kernel.org", "github.com/ROCmSoftwarePlatform/",
-                     "github.com/RadeonOpenCompute/", "wiki.ubuntu.com", "launchpad.net", "learn.microsoft.com")
+                     "github.com/RadeonOpenCompute/", "wiki.ubuntu.com", "launchpad.net", "github.com/canonical/", "learn.microsoft.com")
     for entry in load_kb(use_cache=False).entries:
         if entry.benign:
             continue

@@ -63,6 +63,7 @@ _PREFIX_RE = re.compile(
     r")+"
 )
 _VOLATILE_RE = re.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\b")
+_HS_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 _FATAL_RE = re.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
 
 
@@ -158,30 +159,37 @@ class _HyperscanEngine:
 
     def __init__(self, patterns: Sequence[tuple[str, bool]], hyperscan: object):
         hs = hyperscan
-        good = [(p.encode("utf-8"), hs.HS_FLAG_CASELESS if ic else 0, p, ic) for p, ic in patterns]  # type: ignore[attr-defined]
+        good: list[tuple[bytes, int, str, bool]] = []
         rest: list[tuple[str, bool]] = []
-        self._db = None
-        while good:
-            db = hs.Database()  # type: ignore[attr-defined]
-            try:
-                db.compile(
-                    expressions=[g[0] for g in good],
-                    ids=list(range(len(good))),
-                    flags=[g[1] for g in good],
-                )
-            except Exception as err:  # noqa: BLE001 - hyperscan.error names the failing expression
-                m = re.search(r"[Ee]xpression (?:id )?(\d+)", str(err))
-                bad = int(m.group(1)) if m and int(m.group(1)) < len(good) else None
-                if bad is None:  # cannot tell which one: give everything to re
-                    rest.extend((g[2], g[3]) for g in good)
-                    good = []
-                    break
-                rest.append((good[bad][2], good[bad][3]))
-                del good[bad]
-                continue
-            self._db = db
-            break
+        for source, icase in patterns:
+            flags = hs.HS_FLAG_CASELESS if icase else 0  # type: ignore[attr-defined]
+            if _HS_UNSUPPORTED.search(source):
+                # Lookarounds: prefilter mode matches a superset; the matcher re-checks
+                # every candidate line with the exact Python regex anyway.
+                flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
+            good.append((source.encode("utf-8"), flags, source, icase))
+        self._db = self._compile(hs, good)
+        if self._db is None and good:
+            # Find the few patterns Hyperscan refuses, one by one (only on this error path).
+            ok = []
+            for item in good:
+                if self._compile(hs, [item]) is None:
+                    rest.append((item[2], item[3]))
+                else:
+                    ok.append(item)
+            self._db = self._compile(hs, ok)
         self._fallback = _ReEngine(rest) if rest else None
+
+    @staticmethod
+    def _compile(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -> object | None:
+        if not items:
+            return None
+        db = hs.Database()  # type: ignore[attr-defined]
+        try:
+            db.compile(expressions=[i[0] for i in items], ids=list(range(len(items))), flags=[i[1] for i in items])
+        except Exception:  # noqa: BLE001 - hyperscan.error; the caller falls back to re
+            return None
+        return db
 
     def scan(self, chunk: bytes) -> list[int]:
         hits: list[int] = []
@@ -257,16 +265,16 @@ class _State:
     recent: OrderedDict[str, list[object]] = field(default_factory=OrderedDict)
     dropped: int = 0
 
-    def add(self, text: str, line_no: int) -> None:
+    def add(self, text: str, first: int, last: int, count: int = 1) -> None:
         key = dedup_key(text)
         slot = self.head.get(key) or self.recent.get(key)
         if slot is not None:
-            slot[2] = line_no
-            slot[3] = int(slot[3]) + 1  # type: ignore[call-overload]
+            slot[2] = last
+            slot[3] = int(slot[3]) + count  # type: ignore[call-overload]
             if key in self.recent:
                 self.recent.move_to_end(key)
             return
-        record: list[object] = [text, line_no, line_no, 1]
+        record: list[object] = [text, first, last, count]
         if len(self.head) < HEAD_FINDINGS:
             self.head[key] = record
             return
@@ -374,23 +382,29 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
     )
 
 
-def _scan_chunk(
-    data: bytes, engine: _ReEngine | _HyperscanEngine, state: _State, lines_before: int
-) -> None:
+def _scan_chunk(data: bytes, engine: _ReEngine | _HyperscanEngine, state: _State, lines_before: int) -> None:
+    """Record the matching lines of one chunk; identical raw lines are cleaned once."""
     if not data:
         return
-    spans = _hit_lines(data, engine.scan(data))
-    if len(spans) > MAX_HITS_PER_CHUNK:
-        half = MAX_HITS_PER_CHUNK // 2
-        state.dropped += len(spans) - MAX_HITS_PER_CHUNK
-        spans = spans[:half] + spans[-half:]
+    groups: dict[bytes, list[int]] = {}
     pos, line_no = 0, lines_before
-    for start, end in spans:
+    for start, end in _hit_lines(data, engine.scan(data)):
         line_no += data.count(b"\n", pos, start)
         pos = start
-        text = clean_line(_decode(data[start:end]))
+        raw = data[start : min(end, start + MAX_LINE * 4)]
+        group = groups.get(raw)
+        if group is None:
+            if len(groups) >= MAX_HITS_PER_CHUNK:
+                state.dropped += 1
+                continue
+            groups[raw] = [line_no + 1, line_no + 1, 1]
+        else:
+            group[1] = line_no + 1
+            group[2] += 1
+    for raw, (first, last, count) in groups.items():
+        text = clean_line(_decode(raw))
         if text:
-            state.add(text, line_no + 1)
+            state.add(text, first, last, count)
 
 
 def _update_tail(tail: deque[tuple[int, str]], data: bytes, lines_before: int) -> None:

@@ -85,10 +85,22 @@ def gfx_from_target_version(value: int) -> str | None:
     return f"gfx{major}{minor:x}{step:x}"
 
 
+# Targets whose community override is documented to do harm: it must never be
+# offered as a fix (sources in gfx-targets.yaml: pytorch#179653 for gfx1103 page
+# faults and hangs; unsloth#8412 for silently wrong results on gfx1033).
+UNSAFE_OVERRIDES: dict[str, str] = {
+    "gfx1103": "https://github.com/pytorch/pytorch/pull/179653",
+    "gfx1033": "https://github.com/unslothai/unsloth/pull/8412",
+}
+
+
 def override_for_gfx(gfx: str) -> str | None:
-    """The HSA_OVERRIDE_GFX_VERSION value for ``gfx``, or None when none is known."""
+    """The HSA_OVERRIDE_GFX_VERSION value for ``gfx``, or None when none is known
+    or the known one is documented to cause faults or wrong results."""
     info = gfx_info(gfx)
-    return info.hsa_override if info else None
+    if info is None or info.gfx in UNSAFE_OVERRIDES:
+        return None
+    return info.hsa_override
 
 
 def override_to_gfx(value: str) -> str | None:

@@ -137,7 +137,7 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
             ) from None
     weight = raw.get("weight", 1.0 if field == "excludes" else None)
     if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not 0 < weight <= 1:
-        raise _Invalid(f"'{field}[{pos}].weight' must be a number in (0, 1]", index, eid, where)
+        raise _Invalid(f"'{field}[{pos}].weight' must be a number in (0, 1]", index, eid, (*where, "weight"))
     return Signature(
         pattern=pattern, weight=float(weight), literal=literal is not None, ignore_case=ignore_case
     )

@@ -54,7 +54,7 @@ _AMD_CONTEXT = re.compile(
 _NVIDIA_CONTEXT = re.compile(
     r"NVIDIA-SMI|nvidia-smi|GeForce|Quadro|\bTesla [A-Z]?\d|\b[RG]TX ?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
     r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
-    r"\bsm_\d{2,3}\b|CUDA Version: ?\d|NVIDIA driver version"
+    r"CUDA Version: ?\d|NVIDIA driver version"
 )
 
 # Values any entry's fixes may use, pulled from the whole input when the entry's
@@ -177,6 +177,10 @@ class Matcher:
         candidates = _candidates(excerpt)
         context = _context(candidates)
         benign_lines = self._benign_lines(candidates)
+        # Benign lines only lose weight when the input holds a real error elsewhere;
+        # on their own (a user pasting just the warning) they are the question asked.
+        if not any(f.fatal and f.first_line not in benign_lines for f in excerpt.findings):
+            benign_lines = set()
         last_fatal = excerpt.last_fatal
         region_start = max(1, last_fatal.first_line - 60) if last_fatal else 0
         scored: list[Match] = []
@@ -185,6 +189,8 @@ class Matcher:
             if match is not None:
                 scored.append(match)
         fuzzy = self._fuzzy(excerpt)
+        if context == "nvidia":
+            fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= 70}
         scored = _merge_fuzzy(scored, fuzzy, {ce.entry.id: ce.entry for ce in self._entries})
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
@@ -235,14 +241,12 @@ class Matcher:
                     in_region = True
         if not hits:
             return None
-        strong = [w for w, _ in hits.values() if w >= 0.5]
-        weights = [w for w, _ in hits.values()] if strong else [w for w, _ in hits.values()]
         strength = 1.0
-        for w in weights:
+        for w, _ in hits.values():
             strength *= 1.0 - w
         strength = 1.0 - strength
-        if not strong:
-            strength = min(strength, 0.3)
+        if not any(w >= 0.5 for w, _ in hits.values()):
+            strength = min(strength, 0.3)  # supporting hints alone never make a cause
         if ce.excludes and any(rx.search(c[1]) for rx in ce.excludes for c in candidates):
             strength /= 4
         if context == "nvidia":
@@ -288,6 +292,8 @@ class Matcher:
             + [t for _, t in excerpt.tail]
         )
         for name, rx in ce.extract:
+            if name in params:  # several extractors may share a name: the first that matches wins
+                continue
             for text in texts:
                 m = rx.search(text)
                 if m and m.group(1) and (value := clean_value(name, m.group(1))):

@@ -34,6 +34,7 @@ _SHAPES: dict[str, re.Pattern[str]] = {
     "version_tag": re.compile(r"[A-Za-z_]{1,16}[_.]?\d{1,3}(?:\.\d{1,3}){0,2}"),
     "interface": re.compile(r"[A-Za-z0-9_.:^=-]{1,32}"),
     "path": re.compile(r"/[A-Za-z0-9_./+-]{1,200}"),
+    "gcc_major": re.compile(r"\d{1,2}"),
     "kernel": re.compile(r"\d{1,2}\.\d{1,3}[A-Za-z0-9_.+-]{0,64}"),
 }
 _DEFAULT_SHAPE = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")
