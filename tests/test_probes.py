@@ -161,3 +161,22 @@ def _copy_with_env(tmp_path: Path, name: str, env: dict[str, str]) -> Path:
     meta["env"].update(env)
     (dest / "snapshot.json").write_text(json.dumps(meta))
     return dest
+
+
+def test_a_working_cuda_torch_on_an_nvidia_machine_is_not_blamed_on_rocm(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    snap = tmp_path / "nvidia"
+    shutil.copytree(FIX / "amdgpu-not-loaded", snap)
+    meta = json.loads((snap / "snapshot.json").read_text())
+    meta["torch"] = {
+        **(meta.get("torch") or {}),
+        "flavour": "cuda", "version": "2.11.0+cu130", "cuda": "13.0", "hip": None,
+        "is_available": True, "device_count": 1, "arch_list": ["sm_90"],
+        "devices": [{"name": "NVIDIA H200", "gcn_arch_name": "sm_90"}],
+    }
+    (snap / "snapshot.json").write_text(json.dumps(meta))
+    (res,) = run_checks(SnapshotHost(snap), ids=["torch-build"])
+    assert res.status is Status.OK
+    assert "cuda-build-on-amd" in res.ruled_out and not res.kb_ids

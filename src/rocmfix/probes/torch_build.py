@@ -66,6 +66,16 @@ def check_torch_build(ctx: Context) -> CheckResult:
     install = (
         f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{index}"
     )
+    if probe.flavour == "cuda" and not amd and probe.is_available:
+        # An NVIDIA machine with a working CUDA torch: correct, just not a ROCm setup.
+        names = ", ".join(sorted({d.name for d in probe.devices})) or "CUDA devices"
+        return result(
+            "torch-build",
+            Status.OK,
+            f"torch {probe.version} is a CUDA build running on {names} (not a ROCm setup)",
+            evidence=evidence,
+            ruled_out=["cuda-build-on-amd", "cpu-only-build"],
+        )
     if probe.flavour == "cuda":
         return result(
             "torch-build",
