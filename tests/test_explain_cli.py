@@ -17,12 +17,21 @@ from rocmfix.cli import main
 NO_BINARY = "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
 
 
-def run_cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "rocmfix", *args], input=stdin, capture_output=True,
-                          timeout=120, env={**os.environ, **(env or {})})
+def run_cli(
+    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "rocmfix", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
-def test_json_output_is_one_object_with_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_output_is_one_object_with_the_documented_shape(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code = main(["explain", "--json", NO_BINARY + " gfx1031"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
@@ -43,7 +52,9 @@ def test_the_override_value_is_filled_into_the_fix(capsys: pytest.CaptureFixture
     assert any("10.3.0" in json.dumps(f) for f in fixes)
 
 
-def test_text_with_no_rocm_cause_exits_1_with_no_confident_match(capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_with_no_rocm_cause_exits_1_with_no_confident_match(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code = main(["explain", "--json", "ValueError: invalid literal for int() with base 10: 'abc'"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1
@@ -129,3 +140,37 @@ def test_every_subcommand_has_help() -> None:
         proc = run_cli(name, "--help")
         assert proc.returncode in (0, 2), name
         assert b"Traceback" not in proc.stderr, name
+
+
+def test_check_confirms_the_cause_on_a_recorded_gfx1031_machine_and_fills_the_override(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    snap = Path(__file__).parent / "data" / "host" / "rx6700xt-no-override"
+    code = main(["explain", "--json", "--check", "--snapshot", str(snap), NO_BINARY])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    verdict = out["checks"]["no-binary-for-gpu"]
+    assert verdict["verdict"] == "confirmed"
+    assert "10.3.0" in (verdict["fix"] or "")
+    top = out["matches"][0]
+    assert top["params"]["gfx"] == "gfx1031"
+    assert any(f["params"].get("HSA_OVERRIDE_GFX_VERSION") == "10.3.0" for f in top["fixes"])
+
+
+def test_check_rules_out_a_cpu_build_on_a_healthy_rocm_machine(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    snap = Path(__file__).parent / "data" / "host" / "rx7900xtx-healthy"
+    main(
+        [
+            "explain",
+            "--json",
+            "--check",
+            "--snapshot",
+            str(snap),
+            "AssertionError: Torch not compiled with CUDA enabled",
+        ]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["matches"][0]["id"] == "cpu-only-build"
+    assert out["checks"]["cpu-only-build"]["verdict"] == "ruled out"

@@ -6,6 +6,8 @@ Fits 80 columns; rich drops colour for NO_COLOR and for non-TTY output.
 
 from __future__ import annotations
 
+import re
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -97,7 +99,9 @@ def _render_match(
     console.print(head)
     console.print(Padding(Text(entry.text("summary", lang)), (0, 0, 0, 2), expand=False))
     if m.evidence:
-        console.print(Padding(Text(t["evidence"], style="bold underline"), (1, 0, 0, 2), expand=False))
+        console.print(
+            Padding(Text(t["evidence"], style="bold underline"), (1, 0, 0, 2), expand=False)
+        )
         for ev in m.evidence:
             console.print(Padding(_evidence_line(ev, t), (0, 0, 0, 4), expand=False))
     if not m.confident:
@@ -106,7 +110,9 @@ def _render_match(
     console.print(Padding(Text(entry.text("explanation", lang)), (0, 0, 0, 4), expand=False))
     if m.params:
         values = ", ".join(f"{k}={v}" for k, v in sorted(m.params.items()))
-        console.print(Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2), expand=False))
+        console.print(
+            Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2), expand=False)
+        )
     if checks and entry.id in checks:
         verdict = checks[entry.id]
         console.print(
@@ -122,15 +128,25 @@ def _render_match(
         console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for n, fix in enumerate(fixes, 1):
             meta = f"[{t['risk']}: {fix.risk}{', ' + t['root'] if fix.root else ''}]"
-            console.print(Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False))
+            console.print(
+                Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False)
+            )
             cmd = _fix_command(fix)
             if cmd:
-                console.print(Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7), expand=False))
+                console.print(
+                    Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7), expand=False)
+                )
             for command in fix.commands:
-                console.print(Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7), expand=False))
+                console.print(
+                    Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7), expand=False)
+                )
     if entry.text("caveats", lang):
-        console.print(Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False))
-        console.print(Padding(Text(entry.text("caveats", lang), style="yellow"), (0, 0, 0, 4), expand=False))
+        console.print(
+            Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False)
+        )
+        console.print(
+            Padding(Text(entry.text("caveats", lang), style="yellow"), (0, 0, 0, 4), expand=False)
+        )
     if entry.references:
         console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ref in entry.references:
@@ -140,7 +156,35 @@ def _render_match(
 def render(result: Any, *, top: int, lang: str, checks: dict[str, Any] | None = None) -> None:
     """Print an Explanation for a person."""
     t = _LABELS.get(lang, _LABELS["en"])
-    console = Console(width=min(Console().width, 100), highlight=False, soft_wrap=False)
+    real = Console(highlight=False)
+    console = Console(
+        width=min(real.width, 100),
+        highlight=False,
+        soft_wrap=False,
+        force_terminal=real.is_terminal,
+        no_color=real.no_color,
+        color_system=real.color_system,
+    )
+    with console.capture() as capture:
+        _render_all(console, result, top=top, t=t, lang=lang, checks=checks)
+    # rich pads wrapped, indented blocks to a rectangle; drop the padding so
+    # copied text has no trailing blanks (colour resets are kept).
+    for line in capture.get().splitlines():
+        sys.stdout.write(_TRAILING.sub(r"\1", line) + "\n")
+
+
+_TRAILING = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$")
+
+
+def _render_all(
+    console: Console,
+    result: Any,
+    *,
+    top: int,
+    t: dict[str, str],
+    lang: str,
+    checks: dict[str, Any] | None,
+) -> None:
     ex = result.excerpt
     console.print(
         Text(

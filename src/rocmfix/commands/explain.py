@@ -43,6 +43,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="interpreter whose torch --check probes (default: this one)",
     )
+    parser.add_argument(
+        "--snapshot", metavar="DIR", help="with --check: check a recorded machine (rocmfix collect)"
+    )
 
 
 def default_lang() -> str:
@@ -118,6 +121,18 @@ def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, A
     return out
 
 
+def with_machine_params(result: Any, machine: dict[str, str]) -> Any:
+    """Fill values the text lacked (e.g. the gfx) from the machine; the text wins."""
+    from dataclasses import replace
+
+    from rocmfix.kb.render import derive
+
+    if not machine:
+        return result
+    matches = tuple(replace(m, params=derive({**machine, **m.params})) for m in result.matches)
+    return replace(result, matches=matches)
+
+
 def run(args: argparse.Namespace) -> int:
     lang = args.lang or default_lang()
     result = _explain(args)
@@ -125,7 +140,10 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         from rocmfix.commands._explain_check import confirm_with_checks
 
-        checks = confirm_with_checks(result, args.top, python=args.python or sys.executable)
+        checks, machine = confirm_with_checks(
+            result, args.top, python=args.python or sys.executable, snapshot=args.snapshot
+        )
+        result = with_machine_params(result, machine)
     code = ExitCode.OK if result.top else ExitCode.PROBLEMS_FOUND
     if args.json:
         json.dump(to_json(result, args.top, lang, checks), sys.stdout, ensure_ascii=False)
