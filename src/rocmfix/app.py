@@ -1,0 +1,212 @@
+"""RocmfixApp: the interactive session that `rocmfix`, `rocmfix PATH` and `rocmfix demo` open.
+
+Each main screen is a mode (paste, doctor, verify, kb, history) with its own
+stack, reached by an F-key, the command palette or the footer. The app holds
+the ``Session`` (which machine, HOME and interpreter), routes every worker
+error to a notification or an ``ErrorModal`` (never a traceback), and on quit
+refuses to leave a fix half-applied and stops the child processes it started.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from rocmfix.errors import RocmfixError
+from rocmfix.messages import LogLoaded
+from rocmfix.screens.session import Session
+
+
+def _paste() -> Screen[Any]:
+    from rocmfix.screens.paste import PasteScreen
+
+    return PasteScreen()
+
+
+def _doctor() -> Screen[Any]:
+    from rocmfix.screens.doctor import DoctorScreen
+
+    return DoctorScreen()
+
+
+def _verify() -> Screen[Any]:
+    from rocmfix.screens.verify import VerifyScreen
+
+    return VerifyScreen()
+
+
+def _kb() -> Screen[Any]:
+    from rocmfix.screens.kb import KbScreen
+
+    return KbScreen()
+
+
+def _history() -> Screen[Any]:
+    from rocmfix.screens.history import HistoryScreen
+
+    return HistoryScreen()
+
+
+class RocmfixApp(App[int]):
+    """Paste → cause → check → fix → verify → undo, in one terminal app."""
+
+    CSS_PATH = "rocmfix.tcss"
+    TITLE = "rocmfix"
+    ENABLE_COMMAND_PALETTE = True
+    MODES = {"paste": _paste, "doctor": _doctor, "verify": _verify, "kb": _kb, "history": _history}
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="app.help", tooltip="Keys and the flow"),
+        Binding("f2", "switch_mode('paste')", "Paste", id="app.paste"),
+        Binding("f3", "switch_mode('doctor')", "Doctor", id="app.doctor"),
+        Binding("f4", "switch_mode('verify')", "Verify", id="app.verify"),
+        Binding("f5", "switch_mode('kb')", "KB", id="app.kb"),
+        Binding("f6", "switch_mode('history')", "History", id="app.history"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        path: str | None = None,
+        text: str | None = None,
+        name: str = "",
+    ) -> None:
+        super().__init__()
+        self.session = session or Session()
+        self._path = path
+        self._text = text
+        self._name = name
+        if self.session.demo:
+            self.sub_title = "demo · recorded RX 6700 XT · fixes go to a throwaway HOME"
+
+    def on_mount(self) -> None:
+        self.switch_mode("paste")
+        if self._text is not None:
+            self.post_message(LogLoaded(self._text, self._name))
+        elif self._path is not None:
+            self._open_log(self._path)
+        if self.session.demo:
+            self.notify(
+                "A recorded broken machine and its failed training log. Enter opens the cause; "
+                "fixes change only a throwaway HOME.",
+                title="rocmfix demo",
+                timeout=8,
+            )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open", description="Opening log")
+    def _open_log(self, path: str) -> None:
+        from rocmfix.screens.session import read_log
+
+        self.post_message(LogLoaded(read_log(path), Path(path).name))
+
+    @on(LogLoaded)
+    def fill_paste_area(self, message: LogLoaded) -> None:
+        from rocmfix.screens.paste import PasteScreen
+
+        screen = self.get_screen_stack("paste")[0] if self.current_mode == "paste" else None
+        if isinstance(screen, PasteScreen):
+            screen.load_log(message.text, message.name)
+
+    def get_screen_stack(self, mode: str) -> list[Screen[Any]]:
+        return list(self._screen_stacks.get(mode, ()))
+
+    # ------------------------------------------------------------ errors
+
+    @on(Worker.StateChanged)
+    def report_worker_error(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        details = getattr(error, "details", None)
+        if isinstance(error, RocmfixError) and details:
+            from rocmfix.screens.modals import ErrorModal
+
+            self.push_screen(
+                ErrorModal(error.message, details + ("\n\n" + error.hint if error.hint else ""))
+            )
+        elif isinstance(error, RocmfixError):
+            hint = f"\n{error.hint}" if error.hint else ""
+            self.notify(
+                error.message + hint,
+                title=event.worker.description or "rocmfix",
+                severity="error",
+                timeout=10,
+            )
+        else:
+            from rocmfix.screens.modals import ErrorModal
+
+            text = "".join(traceback.format_exception(error)) if error else "unknown error"
+            self.push_screen(
+                ErrorModal(f"{event.worker.description or 'A task'} failed unexpectedly", text)
+            )
+
+    # ------------------------------------------------------------ commands
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "Paste: explain an error or a log",
+            "Paste text and see the ranked causes (F2)",
+            lambda: self.switch_mode("paste"),
+        )
+        yield SystemCommand(
+            "Doctor: check this machine",
+            "Run every check with a live checklist (F3)",
+            lambda: self.switch_mode("doctor"),
+        )
+        yield SystemCommand(
+            "Verify: GPU test",
+            "Staged matmul test in a child process, TFLOPS per dtype (F4)",
+            lambda: self.switch_mode("verify"),
+        )
+        yield SystemCommand(
+            "Knowledge base: search causes",
+            "Fuzzy search over every entry (F5)",
+            lambda: self.switch_mode("kb"),
+        )
+        yield SystemCommand(
+            "History: applied fixes",
+            "The journal, with undo (F6)",
+            lambda: self.switch_mode("history"),
+        )
+        yield SystemCommand("Help", "Keys and the flow (F1)", self.action_help)
+        yield from super().get_system_commands(screen)
+
+    def action_help(self) -> None:
+        from rocmfix.screens.modals import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    # ------------------------------------------------------------ quitting
+
+    async def action_quit(self) -> None:
+        busy = [w for w in self.workers if w.group == "fix" and w.state == WorkerState.RUNNING]
+        if busy:
+            self.notify(
+                "A fix is being applied; quit again once it has finished.", severity="warning"
+            )
+            return
+        stop_children()
+        self.exit(0)
+
+
+def stop_children() -> None:
+    """Kill the child processes still running (verify child, probes): their results are moot."""
+    import psutil
+
+    try:
+        children = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return
+    for child in children:
+        try:
+            child.kill()
+        except psutil.Error:
+            continue

@@ -1,0 +1,1 @@
+"""Textual screens of the interactive session; ``session`` is their plain-Python core."""

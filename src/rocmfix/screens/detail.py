@@ -1,0 +1,230 @@
+"""One cause in full: why, the evidence in context, values found, fixes, references.
+
+Opened from a ranked match (with its evidence and extracted values) or from
+the KB browser (values then come from the machine). ``c`` runs the checks the
+entry names and says whether this machine confirms or rules the cause out;
+selecting a fix with an action opens the fix flow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from rocmfix.messages import CheckFinished, ChecksDone
+
+CONTEXT_LINES = 2
+MAX_CONTEXT_TEXT = 8_000_000
+MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-", "error": "?"}
+
+
+def evidence_in_context(text: str, lines: tuple[int, ...], around: int = CONTEXT_LINES) -> Text:
+    """The evidence lines of ``text`` with ``around`` lines either side, evidence highlighted."""
+    out = Text()
+    if not lines:
+        return out
+    if len(text) > MAX_CONTEXT_TEXT:
+        return out  # only the evidence lines themselves are shown for huge logs
+    all_lines = text.split("\n")
+    wanted: set[int] = set()
+    for no in lines:
+        wanted.update(range(max(1, no - around), min(len(all_lines), no + around) + 1))
+    previous = 0
+    for no in sorted(wanted):
+        if previous and no != previous + 1:
+            out.append("   ⋮\n", style="dim")
+        hit = no in lines
+        out.append(f"{no:>5} {'▶' if hit else ' '} ", style="bold" if hit else "dim")
+        out.append(all_lines[no - 1][:200] + "\n", style="reverse" if hit else "")
+        previous = no
+    out.rstrip()
+    return out
+
+
+def fix_option(n: int, fix: Any) -> Option:
+    """A fix as the list shows it: number, what it does, action or manual, risk."""
+    label = Text()
+    kind = f"[{fix.action}]" if fix.action else "[by hand]"
+    label.append(f"{n}. {kind} ", style="bold" if fix.action else "")
+    label.append(fix.text)
+    label.append(f"  risk {fix.risk}{' · root' if fix.root else ''}", style="dim")
+    for command in fix.commands:
+        label.append(f"\n     $ {command}", style="italic")
+    return Option(label, id=f"fix-{n}")
+
+
+class DetailScreen(Screen[None]):
+    """A KB entry with the evidence that matched it and the fixes it offers."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="detail.back"),
+        Binding("c", "check", "Check this machine", id="detail.check"),
+        Binding("f", "focus_fixes", "Fixes", id="detail.fixes"),
+    ]
+
+    def __init__(self, match: Any = None, source_text: str = "", entry: Any = None) -> None:
+        super().__init__()
+        self.match = match
+        self.entry = entry if entry is not None else match.entry
+        self.source_text = source_text
+        self.fixes: tuple[Any, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.session.lang  # type: ignore[attr-defined]
+        entry = self.entry
+        yield Header()
+        with VerticalScroll(id="detail-body"):
+            yield Label(entry.text("title", lang), classes="detail-title")
+            yield Label(self._subtitle(), classes="detail-sub")
+            yield Static(entry.text("summary", lang), classes="detail-summary", markup=False)
+            yield Static(
+                entry.text("explanation", lang).strip(), classes="detail-text", markup=False
+            )
+            if entry.text("caveats", lang):
+                yield Static(
+                    "Caveat: " + entry.text("caveats", lang).strip(),
+                    classes="detail-caveat",
+                    markup=False,
+                )
+            yield from self._evidence()
+            yield from self._values()
+            yield Label("Fixes", classes="section")
+            yield OptionList(id="fixes")
+            yield Label("This machine", classes="section")
+            yield Static(
+                "Press c to run the checks this cause names: "
+                + ", ".join(entry.checks or ("none",)),
+                id="check-results",
+                markup=False,
+            )
+            if entry.references:
+                yield Label("References", classes="section")
+                yield Static("\n".join(entry.references), classes="detail-refs", markup=False)
+        yield Footer()
+
+    def _subtitle(self) -> str:
+        if self.match is None:
+            return f"{self.entry.id} · from the knowledge base"
+        how = (
+            "matched by signature" if self.match.via == "signature" else "matched your description"
+        )
+        return f"{self.entry.id} · confidence {self.match.confidence:.0%} · {how}"
+
+    def _evidence(self) -> ComposeResult:
+        if self.match is None or not self.match.evidence:
+            return
+        yield Label("Evidence", classes="section")
+        lines = tuple(e.line for e in self.match.evidence)
+        context = evidence_in_context(self.source_text, lines)
+        if not context.plain:
+            context = Text("\n".join(f"{e.line:>5} ▶ {e.text}" for e in self.match.evidence))
+        yield Static(context, classes="evidence")
+
+    def _values(self) -> ComposeResult:
+        params = self._params()
+        if not params:
+            return
+        yield Label("Values found" if self.match else "Values from this machine", classes="section")
+        yield Static(
+            "\n".join(f"{k:<16} {v}" for k, v in sorted(params.items())),
+            classes="values",
+            markup=False,
+        )
+
+    def _params(self) -> dict[str, str]:
+        if self.match is not None:
+            return dict(self.match.params)
+        try:
+            return self.app.session.system_params()  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - values are a convenience; the entry still shows
+            return {}
+
+    def on_mount(self) -> None:
+        from rocmfix.kb.render import render_fixes
+
+        lang = self.app.session.lang  # type: ignore[attr-defined]
+        self.fixes = render_fixes(self.entry.fixes, self._params(), lang)
+        fixes = self.query_one("#fixes", OptionList)
+        fixes.add_options([fix_option(n, f) for n, f in enumerate(self.fixes, 1)])
+        if not self.fixes:
+            fixes.add_option(Option("No fix applies with the values known.", disabled=True))
+        actions = [n for n, f in enumerate(self.fixes) if f.action and f.complete]
+        fixes.highlighted = actions[0] if actions else (0 if self.fixes else None)
+        fixes.focus()
+
+    def action_focus_fixes(self) -> None:
+        self.query_one("#fixes", OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#fixes")
+    def start_fix_flow(self, event: OptionList.OptionSelected) -> None:
+        fix = self.fixes[event.option_index]
+        if fix.action is None:
+            self.notify("This one is done by hand: run the commands shown.", title="Manual step")
+            return
+        if not fix.complete:
+            self.notify("A value this fix needs is unknown (shown as <name>).", severity="warning")
+            return
+        from rocmfix.screens.fix import FixScreen
+
+        self.app.push_screen(FixScreen(fix, self.entry))
+
+    def action_check(self) -> None:
+        if not self.entry.checks:
+            self.notify("This cause names no check to run.", severity="warning")
+            return
+        self.query_one("#check-results", Static).update(
+            "Checking " + self.app.session.machine_label + "…"
+        )  # type: ignore[attr-defined]
+        self._results: list[Any] = []
+        self._run_checks()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="probes", description="Checking")
+    def _run_checks(self) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
+        results = session.run_checks(
+            tuple(self.entry.checks), lambda r: self.post_message(CheckFinished(r))
+        )
+        self.post_message(ChecksDone(results))
+
+    @on(CheckFinished)
+    def show_check_progress(self, message: CheckFinished) -> None:
+        self._results.append(message.result)
+        self.query_one("#check-results", Static).update(
+            f"Checking… {len(self._results)}/{len(self.entry.checks)}"
+        )
+
+    @on(ChecksDone)
+    def show_verdict(self, message: ChecksDone) -> None:
+        self.query_one("#check-results", Static).update(verdict(self.entry.id, message.results))
+
+
+def verdict(entry_id: str, results: tuple[Any, ...]) -> Text:
+    """Each check's line, then whether the machine confirms or rules out ``entry_id``."""
+    out = Text()
+    confirmed = [r for r in results if entry_id in r.kb_ids]
+    ruled_out = [r for r in results if entry_id in r.ruled_out]
+    for r in results:
+        out.append(f"{MARKS[r.status.value]} ", style=_STYLE[r.status.value])
+        out.append(f"{r.title}: {r.summary}\n")
+        if r.fix and r.status.value in ("fail", "warn"):
+            out.append(f"    fix: {r.fix}\n", style="dim")
+    if confirmed:
+        out.append(
+            f"CONFIRMED on this machine by {', '.join(r.id for r in confirmed)}", style="bold red"
+        )
+    elif ruled_out:
+        out.append(f"RULED OUT by {', '.join(r.id for r in ruled_out)}", style="bold green")
+    else:
+        out.append("Neither confirmed nor ruled out by these checks.", style="bold")
+    return out
+
+
+_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim", "error": "magenta"}

@@ -1,0 +1,193 @@
+"""The doctor checklist, filling in live: a spinner per running check, then ✓ ! ✗.
+
+Checks run in a thread worker through ``Session.run_checks`` (this machine or
+a snapshot); each ``CheckFinished`` updates its row. Enter on a row opens the
+check's details and the KB entries it confirms or rules out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from rocmfix.messages import CheckFinished, ChecksDone
+from rocmfix.screens.detail import _STYLE, MARKS
+from rocmfix.screens.verify import SPINNER
+
+
+def mark(status: str) -> Text:
+    return Text(MARKS[status], style=_STYLE[status])
+
+
+class DoctorScreen(Screen[None]):
+    """F3: every check of this machine (or the demo snapshot) as a live checklist."""
+
+    BINDINGS = [Binding("r", "rerun", "Run again", id="doctor.rerun")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.results: dict[str, Any] = {}
+        self.running = False
+        self._tick = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Label("", id="doctor-summary")
+        yield DataTable(id="checks", cursor_type="row", zebra_stripes=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#checks", DataTable)
+        table.add_column(" ", key="mark", width=1)
+        table.add_column("check", key="title", width=30)
+        table.add_column("result", key="summary")
+        self.set_interval(0.12, self._spin)
+        self.action_rerun()
+
+    def action_rerun(self) -> None:
+        if self.running:
+            self.notify("The checks are still running.")
+            return
+        session = self.app.session  # type: ignore[attr-defined]
+        table = self.query_one("#checks", DataTable)
+        table.clear()
+        self.results = {}
+        for cid, title in session.check_titles().items():
+            table.add_row(Text(SPINNER[0]), title, Text("running…", style="dim"), key=cid)
+        self.running = True
+        self._summary(f"Checking {session.machine_label}…")
+        self._run()
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="probes",
+        description="Running diagnostics",
+    )
+    def _run(self) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
+        results = session.run_checks(None, lambda r: self.post_message(CheckFinished(r)))
+        self.post_message(ChecksDone(results))
+
+    def _spin(self) -> None:
+        if not self.running:
+            return
+        self._tick += 1
+        table = self.query_one("#checks", DataTable)
+        for row_key in table.rows:
+            if row_key.value not in self.results:
+                table.update_cell(
+                    row_key, "mark", Text(SPINNER[self._tick % len(SPINNER)], style="bold")
+                )
+
+    @on(CheckFinished)
+    def fill_row(self, message: CheckFinished) -> None:
+        res = message.result
+        self.results[res.id] = res
+        table = self.query_one("#checks", DataTable)
+        if res.id not in table.rows:
+            return
+        table.update_cell(res.id, "mark", mark(res.status.value))
+        style = "bold" if res.status.value in ("fail", "warn") else ""
+        table.update_cell(res.id, "summary", Text(res.summary, style=style))
+        self._summary(
+            f"Checking {self.app.session.machine_label}… {len(self.results)}/{table.row_count}"
+        )  # type: ignore[attr-defined]
+
+    @on(ChecksDone)
+    def show_summary(self, message: ChecksDone) -> None:
+        from rocmfix.probes import root_causes, summarize
+
+        self.running = False
+        for res in message.results:
+            self.fill_row(CheckFinished(res))
+        counts = summarize(message.results)["counts"]
+        causes = [c["id"] for c in root_causes(message.results)]
+        line = (
+            f"{counts['fail']} failed, {counts['warn']} warnings, {counts['error']} could not run, "
+            f"{counts['ok']} ok, {counts['skip']} skipped."
+        )
+        line += (
+            f"  Most likely: {', '.join(causes)}."
+            if causes
+            else "  Nothing wrong found: F4 runs the GPU test."
+        )
+        self._summary(line + "  Enter: details.")
+
+    def _summary(self, text: str) -> None:
+        self.query_one("#doctor-summary", Label).update(text)
+
+    @on(DataTable.RowSelected, "#checks")
+    def open_check(self, event: DataTable.RowSelected) -> None:
+        res = self.results.get(str(event.row_key.value))
+        if res is None:
+            self.notify("This check is still running.")
+            return
+        self.app.push_screen(CheckScreen(res))
+
+
+class CheckScreen(Screen[None]):
+    """One check: what it read, what it concluded, the fix and the KB entries involved."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="check.back")]
+
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        res = self.result
+        yield Header()
+        with VerticalScroll(id="check-body"):
+            title = Text()
+            title.append(MARKS[res.status.value] + " ", style=_STYLE[res.status.value])
+            title.append(res.title)
+            yield Label(title, classes="detail-title")
+            yield Label(
+                f"{res.id} · {res.status.value} · {res.duration:.2f}s", classes="detail-sub"
+            )
+            yield Static(res.summary, classes="detail-summary", markup=False)
+            if res.details:
+                yield Static(res.details, classes="detail-text", markup=False)
+            if res.fix:
+                yield Label("Fix", classes="section")
+                yield Static(res.fix, markup=False)
+            if res.evidence:
+                yield Label("Evidence", classes="section")
+                yield Static(
+                    "\n".join(f"{e.source}: {e.value}" for e in res.evidence),
+                    classes="evidence",
+                    markup=False,
+                )
+            yield Label("Knowledge-base entries", classes="section")
+            yield OptionList(id="kb-links")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        kb = self.app.session.kb()  # type: ignore[attr-defined]
+        links = self.query_one("#kb-links", OptionList)
+        for verb, ids in (("confirms", self.result.kb_ids), ("rules out", self.result.ruled_out)):
+            for kid in ids:
+                entry = kb.get(kid)
+                title = entry.text("title", self.app.session.lang) if entry else ""  # type: ignore[attr-defined]
+                links.add_option(Option(f"{verb} {kid}: {title}", id=f"{verb}:{kid}"))
+        if not links.option_count:
+            links.add_option(Option("This check names no KB entry.", disabled=True))
+
+    @on(OptionList.OptionSelected, "#kb-links")
+    def open_entry(self, event: OptionList.OptionSelected) -> None:
+        kid = str(event.option.id).split(":", 1)[1]
+        entry = self.app.session.kb().get(kid)  # type: ignore[attr-defined]
+        if entry is not None:
+            from rocmfix.screens.detail import DetailScreen
+
+            self.app.push_screen(DetailScreen(entry=entry))

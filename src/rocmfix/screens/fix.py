@@ -1,0 +1,301 @@
+"""The fix flow: plan (the exact diff), confirm, apply with live output, verify, undo.
+
+The plan is computed in a worker and shown before anything can change.
+``a`` asks for confirmation in a dialog, then applies in a thread worker: a
+plain command's output streams into the log; a step that needs root pauses
+the app (``App.suspend``) so ``sudo`` can ask for the password in the real
+terminal, or, where the terminal cannot be handed over, the step is refused
+and the exact command shown. After a successful apply the GPU test runs by
+itself and the banner says "recovered" or "still failing" with the next step.
+``u`` undoes the applied fix from the same screen.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, Log, Static
+
+from rocmfix.errors import ActionError
+from rocmfix.messages import FixApplied, FixOutput, FixUndone, PlanMade, VerifyDone
+from rocmfix.screens.modals import ConfirmModal, ErrorModal
+from rocmfix.screens.verify import VerifyPanel
+
+
+def plan_text(plan: Any) -> Text:
+    """A plan's rendering with diff lines coloured and root steps marked."""
+    out = Text()
+    for line in plan.render().splitlines():
+        body = line.lstrip()
+        style = ""
+        if body.startswith("+") and not body.startswith("+++"):
+            style = "green"
+        elif body.startswith("-") and not body.startswith("---"):
+            style = "red"
+        elif body.startswith(("step", "plan ")):
+            style = "bold"
+        elif body.startswith("note:"):
+            style = "italic"
+        if "[needs root]" in line:
+            style = "bold yellow"
+        out.append(line + "\n", style=style)
+    out.rstrip()
+    return out
+
+
+class FixScreen(Screen[None]):
+    """One fix from plan to proof: preview, apply, verify, undo."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="fix.back"),
+        Binding("a", "apply", "Apply", id="fix.apply", tooltip="Apply the plan (asks first)"),
+        Binding("u", "undo", "Undo", id="fix.undo", tooltip="Put the files back as they were"),
+        Binding("v", "verify", "Verify", id="fix.verify", tooltip="Run the GPU test again"),
+        Binding("n", "next_step", "Next step", id="fix.next", show=False),
+    ]
+
+    def __init__(self, fix: Any, entry: Any = None) -> None:
+        super().__init__()
+        self.fix = fix
+        self.entry = entry
+        self.plan: Any = None
+        self.record: Any = None
+        self.busy = False
+        self._undone = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="fix-body"):
+            yield Label(f"Fix: {self.fix.text}", classes="detail-title")
+            yield Label(self._subtitle(), classes="detail-sub")
+            yield Label("Plan (nothing has changed yet)", classes="section", id="plan-title")
+            yield Static("Computing the plan…", id="plan", markup=False)
+            yield Label("Output", classes="section")
+            yield Log(id="fix-log", auto_scroll=True)
+            yield VerifyPanel(id="fix-verify")
+            yield Label("", id="outcome")
+        yield Footer()
+
+    def _subtitle(self) -> str:
+        where = self.app.session.machine_label  # type: ignore[attr-defined]
+        home = self.app.session.context().home  # type: ignore[attr-defined]
+        cause = f"for {self.entry.id} · " if self.entry is not None else ""
+        return f"{cause}action {self.fix.action} · risk {self.fix.risk} · {where} · HOME {home}"
+
+    def on_mount(self) -> None:
+        self.query_one("#fix-verify").display = False
+        self._make_plan()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan", description="Planning")
+    def _make_plan(self) -> None:
+        try:
+            plan = self.app.session.plan(self.fix.action, self.fix.params)  # type: ignore[attr-defined]
+        except ActionError as err:
+            self.post_message(PlanMade(None, err.message + (f" ({err.hint})" if err.hint else "")))
+            return
+        self.post_message(PlanMade(plan))
+
+    @on(PlanMade)
+    def show_plan(self, message: PlanMade) -> None:
+        shown = self.query_one("#plan", Static)
+        if message.plan is None:
+            shown.update(
+                Text(f"This fix cannot be planned here: {message.error}", style="bold red")
+            )
+            return
+        self.plan = message.plan
+        shown.update(plan_text(self.plan))
+        if self.plan.changes_nothing:
+            self._outcome("Nothing to change: this fix is already in place.", "-ok")
+        elif self._undone:
+            self._outcome("Undone: everything this fix changed is back as it was. a applies it again.", "")
+        else:
+            self._outcome("Press a to apply (you will be asked first), esc to go back.", "")
+
+    def _log(self, line: str) -> None:
+        self.query_one("#fix-log", Log).write_line(line)
+
+    def _outcome(self, text: str, cls: str) -> None:
+        label = self.query_one("#outcome", Label)
+        label.update(text)
+        label.set_class(cls == "-ok", "-ok")
+        label.set_class(cls == "-fail", "-fail")
+
+    # ------------------------------------------------------------ apply
+
+    def action_apply(self) -> None:
+        if self.plan is None or self.plan.changes_nothing:
+            self.notify("There is no plan to apply.", severity="warning")
+            return
+        if self.record is not None:
+            self.notify("Already applied; u undoes it.", severity="warning")
+            return
+        if self.busy:
+            return
+        self._confirm_and_apply()
+
+    @work(exclusive=True, exit_on_error=False, group="confirm")
+    async def _confirm_and_apply(self) -> None:
+        steps = len(self.plan.steps)
+        detail = f"{steps} change(s) to {self.app.session.machine_label}; a backup is kept and u undoes it."  # type: ignore[attr-defined]
+        if self.plan.needs_root:
+            detail += "\nSome steps need root: rocmfix pauses and runs sudo in this terminal."
+        if not await self.app.push_screen_wait(ConfirmModal("Apply this fix?", detail)):
+            self.notify("Nothing was changed.")
+            return
+        self.busy = True
+        self._log(f"applying {self.plan.id} ({self.plan.action})…")
+        self._apply()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="fix", description="Applying fix")
+    def _apply(self) -> None:
+        try:
+            record = self.app.session.apply(self.plan, self._runner)  # type: ignore[attr-defined]
+        finally:
+            self.busy = False
+        self.post_message(FixApplied(record))
+
+    def _runner(self, argv: tuple[str, ...], timeout: float) -> None:
+        """Run one command of the plan (called in the apply thread)."""
+        if argv and argv[0] == "sudo":
+            code = self.app.call_from_thread(self._run_suspended, argv, timeout)
+        else:
+            code = self._run_captured(argv, timeout)
+        if code != 0:
+            raise ActionError(f"`{' '.join(argv)}` failed with exit status {code}")
+
+    def _run_captured(self, argv: tuple[str, ...], timeout: float) -> int:
+        self.post_message(FixOutput("$ " + " ".join(argv)))
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+            )
+        except FileNotFoundError:
+            raise ActionError(f"command not found: {argv[0]}") from None
+        assert proc.stdout is not None  # PIPE above
+        for line in proc.stdout:
+            self.post_message(FixOutput(line.rstrip("\n")))
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise ActionError(f"`{' '.join(argv)}` did not finish within {timeout:.0f}s") from None
+
+    def _run_suspended(self, argv: tuple[str, ...], timeout: float) -> int:
+        """Hand the terminal to sudo (it may ask for a password), then come back."""
+        try:
+            with self.app.suspend():
+                print(f"rocmfix: running `{' '.join(argv)}` (needs root)", flush=True)
+                return subprocess.run(argv, timeout=timeout, check=False).returncode
+        except SuspendNotSupported:
+            raise ActionError(
+                f"this step needs root; run it yourself: {' '.join(argv)}",
+                hint="then run rocmfix again",
+            ) from None
+
+    @on(FixOutput)
+    def show_output(self, message: FixOutput) -> None:
+        self._log(message.line)
+
+    @on(FixApplied)
+    def verify_after_apply(self, message: FixApplied) -> None:
+        self.record = message.record
+        self._log(f"applied {self.record.id}; backups and journal in {self.app.session.state_dir}")  # type: ignore[attr-defined]
+        for note in self.plan.notes:
+            self._log(f"note: {note}")
+        self.query_one("#plan-title", Label).update("Plan (applied)")
+        self._outcome("Applied. Running the GPU test to see whether it worked…", "")
+        self.action_verify()
+
+    def action_verify(self) -> None:
+        panel = self.query_one("#fix-verify", VerifyPanel)
+        if panel.running:
+            self.notify("The GPU test is already running.")
+            return
+        panel.display = True
+        panel.start()
+
+    @on(VerifyDone)
+    def show_outcome(self, message: VerifyDone) -> None:
+        result = message.result
+        if self.record is None:
+            return
+        if result.ok:
+            self._outcome("RECOVERED: the GPU test passes with this fix. u undoes it.", "-ok")
+            return
+        nxt = ""
+        if result.failure and result.failure.kb_ids:
+            nxt = f" Next: press n to open {result.failure.kb_ids[0]}."
+        self._outcome(f"STILL FAILING after the fix.{nxt} u undoes the fix.", "-fail")
+
+    def action_next_step(self) -> None:
+        panel = self.query_one("#fix-verify", VerifyPanel)
+        failure = panel.result.failure if panel.result is not None else None
+        if failure is None or not failure.kb_ids:
+            return
+        entry = self.app.session.kb().get(failure.kb_ids[0])  # type: ignore[attr-defined]
+        if entry is not None:
+            from rocmfix.screens.detail import DetailScreen
+
+            self.app.push_screen(DetailScreen(entry=entry))
+
+    # ------------------------------------------------------------ undo
+
+    def action_undo(self) -> None:
+        if self.record is None:
+            self.notify(
+                "Nothing applied from this screen yet (see History, F6).", severity="warning"
+            )
+            return
+        if self.busy:
+            return
+        self._confirm_and_undo()
+
+    @work(exclusive=True, exit_on_error=False, group="confirm")
+    async def _confirm_and_undo(self) -> None:
+        steps = "\n".join(s.undo_text() for s in reversed(self.record.steps))
+        if not await self.app.push_screen_wait(
+            ConfirmModal(f"Undo {self.record.id}?", steps, yes="Undo")
+        ):
+            return
+        self.busy = True
+        self._undo()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="fix", description="Undoing fix")
+    def _undo(self) -> None:
+        try:
+            record = self.app.session.undo(self.record.id)  # type: ignore[attr-defined]
+        finally:
+            self.busy = False
+        self.post_message(FixUndone(record))
+
+    @on(FixUndone)
+    def show_undone(self, message: FixUndone) -> None:
+        self._log(f"undone {message.record.id}: every file is back as it was")
+        self.record = None
+        self._undone = True
+        self.query_one("#plan-title", Label).update("Plan (undone; a applies it again)")
+        self._make_plan()
+
+    def action_back(self) -> None:
+        if self.busy:
+            self.notify("Wait for the fix to finish before leaving.", severity="warning")
+            return
+        self.app.pop_screen()
+
+
+def show_undo_conflict(app: Any, err: Any) -> None:
+    """Undo refused because files changed: the diffs go into a scrollable dialog."""
+    app.push_screen(ErrorModal(err.message, (err.details or "") + "\n\n" + (err.hint or "")))

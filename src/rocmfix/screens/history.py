@@ -1,0 +1,90 @@
+"""F6: every fix in the journal, newest first, with undo.
+
+Reads the journal of the session's state directory (the throwaway HOME in
+demo mode). Undo asks first and runs in a thread worker; a refused undo
+(files edited since) shows the diffs in a scrollable dialog.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label
+
+from rocmfix.messages import FixUndone
+from rocmfix.screens.modals import ConfirmModal
+
+
+def params_text(params: Any) -> str:
+    return " ".join(f"{k}={v}" for k, v in dict(params).items()) or "-"
+
+
+class HistoryScreen(Screen[None]):
+    """The journal as a table; u undoes the selected record."""
+
+    BINDINGS = [
+        Binding("u", "undo", "Undo selected", id="history.undo"),
+        Binding("r", "refresh", "Refresh", id="history.refresh"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Label("", id="history-where")
+        yield DataTable(id="history", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#history", DataTable)
+        table.add_columns("id", "action", "status", "values")
+        self.action_refresh()
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
+        records = session.history()
+        self.records = {r.id: r for r in records}
+        table = self.query_one("#history", DataTable)
+        table.clear()
+        for r in reversed(records):
+            table.add_row(r.id, r.action, r.status, params_text(r.params), key=r.id)
+        where = f"Journal: {session.state_dir}/journal.jsonl"
+        self.query_one("#history-where", Label).update(
+            where if records else f"No fix applied yet. {where}"
+        )
+
+    def action_undo(self) -> None:
+        table = self.query_one("#history", DataTable)
+        if not table.row_count:
+            self.notify("Nothing to undo.", severity="warning")
+            return
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        record = self.records[str(row_key.value)]
+        if not record.undoable:
+            self.notify(f"{record.id} is {record.status}; nothing to undo.", severity="warning")
+            return
+        self._confirm_and_undo(record)
+
+    @work(exclusive=True, exit_on_error=False, group="confirm")
+    async def _confirm_and_undo(self, record: Any) -> None:
+        steps = "\n".join(s.undo_text() for s in reversed(record.steps))
+        if await self.app.push_screen_wait(ConfirmModal(f"Undo {record.id}?", steps, yes="Undo")):
+            self._undo(record.id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="fix", description="Undoing fix")
+    def _undo(self, record_id: str) -> None:
+        self.post_message(FixUndone(self.app.session.undo(record_id)))  # type: ignore[attr-defined]
+
+    @on(FixUndone)
+    def refresh_after_undo(self, message: FixUndone) -> None:
+        self.notify(f"Undone {message.record.id} ({message.record.action}).")
+        self.action_refresh()

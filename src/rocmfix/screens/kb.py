@@ -1,0 +1,89 @@
+"""F5: fuzzy search over every knowledge-base entry (id, title, summary, symptoms).
+
+Ranking is rapidfuzz's WRatio over one searchable string per entry; with an
+empty query every entry is listed in KB order. Enter opens the entry, whose
+fixes take their values from the machine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, OptionList
+from textual.widgets.option_list import Option
+
+MIN_SCORE = 45
+
+
+def search(entries: tuple[Any, ...], query: str, lang: str = "en") -> list[Any]:
+    """Entries ranked by fuzzy similarity to ``query`` (all of them, in order, when empty)."""
+    query = query.strip()
+    if not query:
+        return list(entries)
+    from rapidfuzz import fuzz, utils
+
+    scored = []
+    for order, entry in enumerate(entries):
+        hay = " ".join(
+            (entry.id, entry.text("title", lang), entry.text("summary", lang), *entry.symptoms)
+        )
+        score = fuzz.partial_token_set_ratio(query, hay, processor=utils.default_process)
+        score = max(score, fuzz.WRatio(query, entry.id, processor=utils.default_process))
+        if score >= MIN_SCORE:
+            scored.append((-score, order, entry))
+    return [e for _, _, e in sorted(scored, key=lambda t: (t[0], t[1]))]
+
+
+class KbScreen(Screen[None]):
+    """Search box over the KB; enter on a result opens it."""
+
+    BINDINGS = [Binding("escape", "focus_search", "Search", id="kb.search")]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="Search causes: an error word, a gfx, a library…", id="kb-query")
+        yield OptionList(id="kb-results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._fill("")
+        self.query_one("#kb-query", Input).focus()
+
+    @on(Input.Changed, "#kb-query")
+    def refine(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#kb-query")
+    def open_first(self) -> None:
+        results = self.query_one("#kb-results", OptionList)
+        if results.option_count:
+            self._open(str(results.get_option_at_index(0).id))
+
+    def _fill(self, query: str) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
+        found = search(session.kb().entries, query, session.lang)
+        results = self.query_one("#kb-results", OptionList)
+        results.clear_options()
+        for entry in found:
+            label = Text()
+            label.append(entry.text("title", session.lang), style="dim" if entry.benign else "bold")
+            label.append(f"  {entry.id}" + ("  (benign)" if entry.benign else ""), style="dim")
+            results.add_option(Option(label, id=entry.id))
+        results.border_title = f"{len(found)} of {len(session.kb().entries)} entries"
+
+    @on(OptionList.OptionSelected, "#kb-results")
+    def open_selected(self, event: OptionList.OptionSelected) -> None:
+        self._open(str(event.option.id))
+
+    def _open(self, entry_id: str) -> None:
+        from rocmfix.screens.detail import DetailScreen
+
+        self.app.push_screen(DetailScreen(entry=self.app.session.kb().get(entry_id)))  # type: ignore[attr-defined]
+
+    def action_focus_search(self) -> None:
+        self.query_one("#kb-query", Input).focus()

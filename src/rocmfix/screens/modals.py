@@ -1,0 +1,122 @@
+"""Dialogs shared by every screen: confirm a change, show a long error, show help.
+
+``ConfirmModal`` returns a bool and defaults to "no" (Escape, or n). ``ErrorModal``
+is for output too long for a notification (a diff that blocks an undo, a
+command's output): it scrolls, ``c`` copies it, and its keys never reach the
+screen below. ``HelpScreen`` lists the keys and the flow.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Markdown, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """Ask one yes/no question; the answer is the screen's result."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: str, detail: str = "", yes: str = "Apply") -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.detail = detail
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-title")
+            if self.detail:
+                yield Static(self.detail, classes="dialog-detail", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.yes} (y)", variant="warning", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def answer_from_button(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class ErrorModal(ModalScreen[None]):
+    """A scrollable error with a title; ``c`` copies the text to the clipboard."""
+
+    BINDINGS = [
+        Binding("escape,q,enter", "close", "Close", id="error.close"),
+        Binding("c", "copy", "Copy", id="error.copy"),
+    ]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -error"):
+            yield Label(self.title_text, classes="dialog-title")
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(self.text, markup=False)
+            yield Label("esc close · c copy", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.text)
+        self.notify("copied to the clipboard")
+
+
+HELP = """\
+## rocmfix
+
+**Paste → cause → check → fix → verify → undo.**
+
+1. Paste an error or a whole log into the paste screen (or run `rocmfix train.log`,
+   or `python train.py 2>&1 | rocmfix -`). Causes are ranked as you type.
+2. Open a cause (**enter**) to see why, the evidence in context and the values found.
+   **c** checks this machine for it.
+3. Pick a fix: you see the exact change, confirm, it is applied with a backup,
+   then the GPU test runs. **u** undoes it.
+
+| key | where | does |
+|---|---|---|
+| **F2** | anywhere | paste screen |
+| **F3** | anywhere | doctor: check this machine |
+| **F4** | anywhere | verify: GPU test |
+| **F5** | anywhere | knowledge base search |
+| **F6** | anywhere | history of applied fixes |
+| **ctrl+p** | anywhere | command palette |
+| **esc** | detail screens | back |
+| **ctrl+q** | anywhere | quit |
+
+Nothing changes on the machine without a plan and a confirmation; every
+applied fix can be undone from the fix screen or the history.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and the flow, in one scrollable page."""
+
+    BINDINGS = [Binding("escape,q,f1", "close", "Close", id="help.close")]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog-screen")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog -help"):
+            yield Markdown(HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

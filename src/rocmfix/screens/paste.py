@@ -1,0 +1,227 @@
+"""The paste screen: a text area, and the ranked causes updating as you type.
+
+Matching runs in a thread worker, debounced: a keystroke restarts a short
+timer, a big paste a longer one, and a result is shown only if no edit came
+after it (``generation``). A paste over ``BIG_PASTE`` characters never enters
+the text area whole (a 50 MB document would make every keystroke slow): the
+last ``TAIL_LINES`` lines are shown and editable, the rest is kept aside and
+still matched, so line numbers stay true to the original log.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Label, OptionList, TextArea
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from rocmfix.messages import MatchesReady
+
+BIG_PASTE = 512 * 1024
+TAIL_LINES = 2000
+DEBOUNCE_S = 0.3
+DEBOUNCE_BIG_S = 0.8
+MAX_SHOWN = 8
+PLACEHOLDER = (
+    "Paste an error message or a whole failed log here (or run `rocmfix train.log`).\n"
+    "Causes appear below as you type. F1 help · ctrl+p commands"
+)
+
+
+def split_tail(text: str, keep: int = TAIL_LINES) -> tuple[str, str]:
+    """``(prefix, tail)`` with the last ``keep`` lines in ``tail``; prefix ends with a newline."""
+    cut = len(text)
+    for _ in range(keep):
+        cut = text.rfind("\n", 0, cut)
+        if cut < 0:
+            return "", text
+    return text[: cut + 1], text[cut + 1 :]
+
+
+class LogArea(TextArea):
+    """A TextArea that keeps all but the tail of a huge paste out of the document."""
+
+    prefix: str = ""
+    """Text before the shown tail (empty unless a huge log was pasted or opened)."""
+
+    def load_log(self, text: str) -> None:
+        """Show ``text`` (its tail only when it is huge); the full text stays matchable."""
+        if len(text) > BIG_PASTE:
+            self.prefix, shown = split_tail(text)
+        else:
+            self.prefix, shown = "", text
+        self.load_text(shown)
+        self.post_message(TextArea.Changed(self))
+
+    def full_text(self) -> str:
+        return self.prefix + self.text
+
+    def clear_all(self) -> None:
+        self.prefix = ""
+        self.load_text("")
+        self.post_message(TextArea.Changed(self))
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        if len(event.text) <= BIG_PASTE or self.read_only:
+            await super()._on_paste(event)
+            return
+        event.stop()
+        event.prevent_default()
+        self.load_log(self.full_text() + event.text)
+
+
+def _bar(confidence: float, width: int = 5) -> str:
+    filled = round(confidence * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def match_option(match: Any, lang: str) -> Option:
+    """One ranked cause: confidence, title, id and its strongest evidence line."""
+    line = Text()
+    style = "bold" if match.confident else "dim"
+    line.append(
+        f"{match.confidence:4.0%} {_bar(match.confidence)} ",
+        style="bold" if match.confident else "",
+    )
+    line.append(match.entry.text("title", lang), style=style)
+    line.append(f"  {match.entry.id}", style="dim")
+    for ev in match.evidence[:2]:
+        line.append(f"\n      L{ev.line}: ", style="dim")
+        line.append(ev.text[:160], style="italic")
+    if not match.evidence and match.via == "symptom":
+        line.append("\n      (matched your description, not an error line)", style="dim italic")
+    return Option(line, id=match.entry.id)
+
+
+class PasteScreen(Screen[None]):
+    """Paste or type; ranked causes update below; enter opens one."""
+
+    BINDINGS = [
+        Binding("ctrl+l", "clear", "Clear", id="paste.clear", tooltip="Empty the paste area"),
+        Binding("ctrl+o", "open_top", "Open top cause", id="paste.open_top"),
+        Binding("tab", "app.focus_next", "Results", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="paste")
+        self._generation = 0
+        self._timer: Timer | None = None
+        self.explanation: Any = None
+        self.source_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="paste-body"):
+            yield LogArea(
+                id="log", soft_wrap=False, show_line_numbers=False, placeholder=PLACEHOLDER
+            )
+            yield Label("Waiting for text.", id="paste-status")
+            yield OptionList(id="matches")
+        yield Footer()
+
+    @property
+    def area(self) -> LogArea:
+        return self.query_one("#log", LogArea)
+
+    def on_mount(self) -> None:
+        self.area.focus()
+        self.query_one("#matches", OptionList).border_title = "Likely causes"
+
+    def load_log(self, text: str, name: str = "") -> None:
+        """Put a log (opened file, piped input, demo log) in the area and match it at once."""
+        self.area.load_log(text)
+        if name:
+            self.area.border_title = name
+        self._start_match(0.0)
+
+    @on(TextArea.Changed, "#log")
+    def rematch_after_pause(self) -> None:
+        big = len(self.area.prefix) + len(self.area.text) > BIG_PASTE
+        self._start_match(DEBOUNCE_BIG_S if big else DEBOUNCE_S)
+
+    def _start_match(self, delay: float) -> None:
+        self._generation += 1
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(delay, self._launch_match) if delay else None
+        if not delay:
+            self._launch_match()
+
+    def _launch_match(self) -> None:
+        text = self.area.full_text()
+        if not text.strip():
+            self.explanation = None
+            self.query_one("#matches", OptionList).clear_options()
+            self._status("Waiting for text.")
+            return
+        self._status("matching…")
+        self._match(text, self._generation)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="match", description="Matching")
+    def _match(self, text: str, generation: int) -> None:
+        started = time.perf_counter()
+        explanation = self.app.session.explain(text)  # type: ignore[attr-defined]
+        if get_current_worker().is_cancelled:
+            return
+        self.post_message(
+            MatchesReady(explanation, generation, time.perf_counter() - started, text)
+        )
+
+    @on(MatchesReady)
+    def show_matches(self, message: MatchesReady) -> None:
+        if message.generation != self._generation:
+            return  # an edit came after this text; a newer match is on its way
+        self.explanation = message.explanation
+        self.source_text = message.text
+        options = self.query_one("#matches", OptionList)
+        options.clear_options()
+        lang = self.app.session.lang  # type: ignore[attr-defined]
+        shown = message.explanation.matches[:MAX_SHOWN]
+        options.add_options([match_option(m, lang) for m in shown])
+        if shown:
+            options.highlighted = 0
+        excerpt = message.explanation.excerpt
+        size = f"{excerpt.lines:,} lines" + (
+            f" ({excerpt.bytes / 1e6:.1f} MB, showing the last {TAIL_LINES:,})"
+            if self.area.prefix
+            else ""
+        )
+        if not shown:
+            verdict = "No known cause found. Paste more of the log, or search the KB (F5)."
+        elif message.explanation.top:
+            verdict = "Top cause is confident: enter opens it."
+        else:
+            verdict = "Only weak matches: these are possibly related."
+        self._status(f"{size} · matched in {message.seconds:.2f}s · {verdict}")
+
+    def _status(self, text: str) -> None:
+        self.query_one("#paste-status", Label).update(text)
+
+    @on(OptionList.OptionSelected, "#matches")
+    def open_selected_match(self, event: OptionList.OptionSelected) -> None:
+        self._open(event.option_index)
+
+    def action_open_top(self) -> None:
+        self._open(0)
+
+    def _open(self, index: int) -> None:
+        if not self.explanation or index >= len(self.explanation.matches):
+            self.notify("Nothing to open yet: paste an error first.", severity="warning")
+            return
+        from rocmfix.screens.detail import DetailScreen
+
+        self.app.push_screen(DetailScreen(self.explanation.matches[index], self.source_text))
+
+    def action_clear(self) -> None:
+        self.area.clear_all()
+        self.area.border_title = None
+        self.area.focus()

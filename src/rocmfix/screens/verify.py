@@ -1,0 +1,194 @@
+"""The GPU test, live: stages as they complete, then TFLOPS per dtype as bars.
+
+``VerifyPanel`` is used on its own screen (F4) and at the end of the fix flow.
+It runs ``Session.verify`` in a thread worker (the child process does the GPU
+work; nothing GPU-related runs in this process) and renders each
+``StageEvent`` as it arrives. In demo mode without a GPU the result is the
+snapshot's recorded one and the panel says so in its title.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, Static
+
+from rocmfix.messages import VerifyDone, VerifyStage
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+BAR_WIDTH = 30
+
+
+def stages_text(events: list[Any], running: bool, tick: int = 0) -> Text:
+    """Completed stages with ✓/✗ and, while running, the next stage with a spinner."""
+    from rocmfix.verify import STAGES
+
+    out = Text()
+    for ev in events:
+        mark, style = ("✓", "green") if ev.ok else ("✗", "bold red")
+        where = f" gpu{ev.device}" if ev.device is not None else ""
+        out.append(f"{mark} ", style=style)
+        out.append(f"{ev.label:<28}{where:<6}{ev.seconds:6.2f}s  ")
+        out.append(ev.detail[:60] + "\n", style="dim")
+    if running:
+        done = {ev.stage for ev in events}
+        nxt = next((label for sid, label in STAGES.items() if sid not in done), "finishing")
+        out.append(f"{SPINNER[tick % len(SPINNER)]} {nxt}…\n", style="bold")
+    out.rstrip()
+    return out
+
+
+def perf_text(devices: tuple[Any, ...]) -> Text:
+    """One bar per dtype: achieved TFLOPS against the dense peak (or the best dtype)."""
+    from rocmfix.verify.model import DTYPES
+
+    out = Text()
+    for dev in devices:
+        if not dev.tflops:
+            continue
+        out.append(f"gpu{dev.index} {dev.name} ({dev.arch})\n", style="bold")
+        scale = max([*dev.tflops.values(), *dev.peak_tflops.values()])
+        for dtype in DTYPES:
+            got = dev.tflops.get(dtype)
+            if got is None:
+                continue
+            peak = dev.peak_tflops.get(dtype)
+            ref = peak or scale
+            filled = round(BAR_WIDTH * min(got / ref, 1.0)) if ref else 0
+            ratio = dev.ratio(dtype)
+            style = "green" if ratio is None or ratio >= 0.3 else "yellow"
+            out.append(f"  {dtype:<5}")
+            out.append("█" * filled, style=style)
+            out.append("░" * (BAR_WIDTH - filled), style="dim")
+            tail = f" {got:7.1f} TFLOPS"
+            tail += (
+                f" of {peak:g} peak ({ratio:.0%})"
+                if peak and ratio is not None
+                else " (no peak known)"
+            )
+            out.append(tail + "\n")
+    out.rstrip()
+    return out
+
+
+def outcome_text(result: Any) -> str:
+    """One line: passed, or where and how it failed."""
+    if result.ok:
+        return "GPU test passed."
+    failure = result.failure
+    if failure is None:
+        return "GPU test failed."
+    return f"GPU test failed at {failure.stage} ({failure.kind.value}): {failure.message}"
+
+
+class VerifyPanel(Vertical):
+    """Runs verify and shows its stages and throughput; posts VerifyDone upwards."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.events: list[Any] = []
+        self.running = False
+        self.result: Any = None
+        self._tick = 0
+
+    def compose(self) -> ComposeResult:
+        yield Label("GPU test", id="verify-title", classes="section")
+        yield Static("Not run yet.", id="verify-stages")
+        yield Static("", id="verify-perf")
+        yield Label("", id="verify-outcome")
+
+    def on_mount(self) -> None:
+        self.set_interval(0.12, self._spin)
+
+    def start(self) -> None:
+        """Start (or restart) the GPU test."""
+        session = self.app.session  # type: ignore[attr-defined]
+        self.events = []
+        self.result = None
+        self.running = True
+        title = "GPU test"
+        if session.will_record():
+            title += " · recorded result of the demo machine (no GPU here)"
+        self.query_one("#verify-title", Label).update(title)
+        self.query_one("#verify-perf", Static).update("")
+        self.query_one("#verify-outcome", Label).update("")
+        self.set_class(False, "-ok", "-fail")
+        self.add_class("-running")
+        self._render_stages()
+        self._run()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="verify", description="GPU test")
+    def _run(self) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
+        result, recorded = session.verify(lambda ev: self.post_message(VerifyStage(ev)))
+        self.post_message(VerifyDone(result, recorded))
+
+    def _spin(self) -> None:
+        if self.running:
+            self._tick += 1
+            self._render_stages()
+
+    def _render_stages(self) -> None:
+        self.query_one("#verify-stages", Static).update(
+            stages_text(self.events, self.running, self._tick)
+        )
+
+    @on(VerifyStage)
+    def add_stage(self, message: VerifyStage) -> None:
+        message.stop()
+        self.events.append(message.event)
+        self._render_stages()
+
+    @on(VerifyDone)
+    def show_result(self, message: VerifyDone) -> None:
+        self.running = False
+        self.result = message.result
+        self.events = list(message.result.stages)
+        self._render_stages()
+        self.query_one("#verify-perf", Static).update(perf_text(message.result.devices))
+        outcome = outcome_text(message.result)
+        notes = [n for n in message.result.notes if n]
+        if notes:
+            outcome += "\n" + "\n".join(f"note: {n}" for n in notes)
+        if message.recorded:
+            outcome += "\n(recorded: this is the demo machine's result, not a run on this machine)"
+        self.query_one("#verify-outcome", Label).update(outcome)
+        self.remove_class("-running")
+        self.set_class(message.result.ok, "-ok")
+        self.set_class(not message.result.ok, "-fail")
+
+    def stop_spinner(self) -> None:
+        self.running = False
+
+
+class VerifyScreen(Screen[None]):
+    """F4: prove the GPU works with the target interpreter's torch."""
+
+    BINDINGS = [Binding("r", "rerun", "Run again", id="verify.rerun")]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="verify-body"):
+            yield Label(self._target(), classes="detail-sub")
+            yield VerifyPanel(id="verify-panel")
+        yield Footer()
+
+    def _target(self) -> str:
+        session = self.app.session  # type: ignore[attr-defined]
+        return f"Testing the torch of {session.python} in a child process."
+
+    def on_mount(self) -> None:
+        self.query_one(VerifyPanel).start()
+
+    def action_rerun(self) -> None:
+        panel = self.query_one(VerifyPanel)
+        if panel.running:
+            self.notify("The GPU test is still running.")
+            return
+        panel.start()
