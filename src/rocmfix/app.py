@@ -95,10 +95,9 @@ class RocmfixApp(App[int]):
             self._open_log(self._path)
         if self.session.demo:
             self.notify(
-                "A recorded broken machine and its failed training log. Enter opens the cause; "
-                "fixes change only a throwaway HOME.",
+                "A recorded broken machine; fixes touch only a throwaway HOME.",
                 title="rocmfix demo",
-                timeout=8,
+                timeout=5,
             )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open", description="Opening log")

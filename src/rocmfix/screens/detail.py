@@ -158,7 +158,7 @@ class DetailScreen(Screen[None]):
             fixes.add_option(Option("No fix applies with the values known.", disabled=True))
         actions = [n for n, f in enumerate(self.fixes) if f.action and f.complete]
         fixes.highlighted = actions[0] if actions else (0 if self.fixes else None)
-        fixes.focus()
+        fixes.focus(scroll_visible=False)
 
     def action_focus_fixes(self) -> None:
         self.query_one("#fixes", OptionList).focus()
@@ -203,7 +203,9 @@ class DetailScreen(Screen[None]):
 
     @on(ChecksDone)
     def show_verdict(self, message: ChecksDone) -> None:
-        self.query_one("#check-results", Static).update(verdict(self.entry.id, message.results))
+        results = self.query_one("#check-results", Static)
+        results.update(verdict(self.entry.id, message.results))
+        self.call_after_refresh(self.query_one("#detail-body").scroll_to_widget, results)
 
 
 def verdict(entry_id: str, results: tuple[Any, ...]) -> Text:

@@ -115,7 +115,9 @@ class FixScreen(Screen[None]):
         if self.plan.changes_nothing:
             self._outcome("Nothing to change: this fix is already in place.", "-ok")
         elif self._undone:
-            self._outcome("Undone: everything this fix changed is back as it was. a applies it again.", "")
+            self._outcome(
+                "Undone: everything this fix changed is back as it was. a applies it again.", ""
+            )
         else:
             self._outcome("Press a to apply (you will be asked first), esc to go back.", "")
 
@@ -127,6 +129,8 @@ class FixScreen(Screen[None]):
         label.update(text)
         label.set_class(cls == "-ok", "-ok")
         label.set_class(cls == "-fail", "-fail")
+        if self.record is not None or self._undone:
+            self.call_after_refresh(self.query_one("#fix-body").scroll_end, animate=False)
 
     # ------------------------------------------------------------ apply
 

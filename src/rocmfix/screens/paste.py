@@ -122,7 +122,11 @@ class PasteScreen(Screen[None]):
         yield Header()
         with Vertical(id="paste-body"):
             yield LogArea(
-                id="log", soft_wrap=False, show_line_numbers=False, placeholder=PLACEHOLDER
+                id="log",
+                soft_wrap=False,
+                tab_behavior="focus",
+                show_line_numbers=False,
+                placeholder=PLACEHOLDER,
             )
             yield Label("Waiting for text.", id="paste-status")
             yield OptionList(id="matches")
@@ -141,6 +145,7 @@ class PasteScreen(Screen[None]):
         self.area.load_log(text)
         if name:
             self.area.border_title = name
+            self.query_one("#matches", OptionList).focus()
         self._start_match(0.0)
 
     @on(TextArea.Changed, "#log")

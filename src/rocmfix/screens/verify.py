@@ -35,7 +35,7 @@ def stages_text(events: list[Any], running: bool, tick: int = 0) -> Text:
         where = f" gpu{ev.device}" if ev.device is not None else ""
         out.append(f"{mark} ", style=style)
         out.append(f"{ev.label:<28}{where:<6}{ev.seconds:6.2f}s  ")
-        out.append(ev.detail[:60] + "\n", style="dim")
+        out.append(ev.detail[:30] + "\n", style="dim")
     if running:
         done = {ev.stage for ev in events}
         nxt = next((label for sid, label in STAGES.items() if sid not in done), "finishing")
