@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,9 @@ def test_the_same_error_from_eight_ranks_is_one_finding_with_a_count(engine) -> 
     assert (hits[0].count, hits[0].first_line, hits[0].last_line) == (8, 2, 9)
 
 
-def test_line_numbers_stay_right_across_chunk_boundaries(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_line_numbers_stay_right_across_chunk_boundaries(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(extract, "CHUNK", 64)
     lines = [f"loss={i} ok" for i in range(500)]
     lines[123] = "hip says hipErrorNoBinaryForGpu here"
@@ -80,7 +83,9 @@ def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
         open_input(tmp_path / "missing.log")
 
 
-def test_one_huge_line_keeps_its_head_without_growing_memory(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_one_huge_line_keeps_its_head_without_growing_memory(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(extract, "CHUNK", 1 << 16)
     data = b"hipErrorNoBinaryForGpu " + b"x" * (3 << 20) + b"\nnext line\n"
     ex = extract_stream(io.BytesIO(data), engine)
@@ -108,3 +113,17 @@ def test_distinct_findings_stay_bounded(engine, monkeypatch: pytest.MonkeyPatch)
     ex = extract_stream(io.BytesIO(log.encode()), engine)
     assert len(ex.findings) <= 20
     assert ex.findings[-1].text.endswith("at the very end"), "the most recent findings are kept"
+
+
+def test_a_corrupt_compiled_pattern_cache_is_ignored(tmp_path: Path) -> None:
+    pytest.importorskip("hyperscan")
+    first = make_engine(PATTERNS, prefer="hyperscan")
+    assert first.name == "hyperscan"
+    cache_dir = Path(os.environ["XDG_CACHE_HOME"]) / "rocmfix"
+    cached = list(cache_dir.glob("hs-*.db"))
+    assert cached, "the compiled database is cached"
+    for path in cached:
+        path.write_bytes(b"garbage")
+    again = make_engine(PATTERNS, prefer="hyperscan")
+    ex = extract_stream(io.BytesIO(b"ok\nhipErrorNoBinaryForGpu\n"), again)
+    assert [f.first_line for f in ex.findings] == [2]

@@ -15,7 +15,9 @@ first ones and the most recent ones are kept), and a short tail of the log.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
+import os
 import re
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
@@ -159,6 +161,7 @@ class _HyperscanEngine:
 
     def __init__(self, patterns: Sequence[tuple[str, bool]], hyperscan: object):
         hs = hyperscan
+        self._patterns = list(patterns)
         good: list[tuple[bytes, int, str, bool]] = []
         rest: list[tuple[str, bool]] = []
         for source, icase in patterns:
@@ -168,7 +171,7 @@ class _HyperscanEngine:
                 # every candidate line with the exact Python regex anyway.
                 flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
             good.append((source.encode("utf-8"), flags, source, icase))
-        self._db = self._compile(hs, good)
+        self._db = _load_cached_db(hs, good) or self._compile(hs, good, cache=True)
         if self._db is None and good:
             # Find the few patterns Hyperscan refuses, one by one (only on this error path).
             ok = []
@@ -181,14 +184,22 @@ class _HyperscanEngine:
         self._fallback = _ReEngine(rest) if rest else None
 
     @staticmethod
-    def _compile(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -> object | None:
+    def _compile(
+        hs: object, items: Sequence[tuple[bytes, int, str, bool]], cache: bool = False
+    ) -> object | None:
         if not items:
             return None
         db = hs.Database()  # type: ignore[attr-defined]
         try:
-            db.compile(expressions=[i[0] for i in items], ids=list(range(len(items))), flags=[i[1] for i in items])
+            db.compile(
+                expressions=[i[0] for i in items],
+                ids=list(range(len(items))),
+                flags=[i[1] for i in items],
+            )
         except Exception:  # noqa: BLE001 - hyperscan.error; the caller falls back to re
             return None
+        if cache:
+            _store_cached_db(hs, items, db)
         return db
 
     def scan(self, chunk: bytes) -> list[int]:
@@ -198,10 +209,47 @@ class _HyperscanEngine:
             def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
                 hits.append(to - 1 if to else 0)
 
-            self._db.scan(chunk, match_event_handler=on_match)
+            try:
+                self._db.scan(chunk, match_event_handler=on_match)
+            except Exception:  # noqa: BLE001 - hyperscan.error: never let the engine break explain
+                self._db = None
+                self._fallback = _ReEngine(self._patterns)
+                return self._fallback.scan(chunk)
         if self._fallback is not None:
             hits.extend(self._fallback.scan(chunk))
         return hits
+
+
+# Compiling the KB's patterns takes ~0.2 s; the compiled database is cached on
+# disk, keyed by the exact patterns, flags and Hyperscan version.
+def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -> Path:
+    h = hashlib.sha256(str(getattr(hs, "__version__", "")).encode())
+    for expr, flags, _, _ in items:
+        h.update(expr + b"\0" + str(flags).encode() + b"\0")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
+
+
+def _load_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -> object | None:
+    try:
+        data = _db_cache_path(hs, items).read_bytes()
+        db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
+        db.scratch = hs.Scratch(db)  # a loaded database has no scratch space yet
+        db.scan(b"probe\n", match_event_handler=lambda *_: None)
+        return db
+    except Exception:  # noqa: BLE001 - missing or stale cache: compile instead
+        return None
+
+
+def _store_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool]], db: object) -> None:
+    path = _db_cache_path(hs, items)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(hs.dumpb(db))  # type: ignore[attr-defined]
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        pass  # a read-only cache only costs speed
 
 
 def make_engine(
@@ -343,26 +391,27 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
             short_buf.append(block)
             if total > SHORT_INPUT:
                 short_buf = None
-        data = carry + block
         if block:
-            cut = data.rfind(b"\n") + 1
+            cut = block.rfind(b"\n") + 1
             if cut == 0:
-                # One enormous line: analyse its head, keep scanning without growing memory.
-                if len(data) > CHUNK:
-                    carry = data[-MAX_LINE:]
-                    data = data[:-MAX_LINE]
-                    cut = len(data)
-                else:
-                    carry = data
+                if len(carry) + len(block) <= CHUNK:
+                    carry += block
                     continue
+                # One enormous line: analyse its head, keep scanning without growing memory.
+                data = carry + block
+                carry = data[-MAX_LINE:]
+                data = data[:-MAX_LINE]
+            elif carry or cut < len(block):
+                data = b"".join((carry, memoryview(block)[:cut]))  # one copy, not two
+                carry = block[cut:]
             else:
-                carry = data[cut:]
-                data = data[:cut]
+                data = block
         else:
-            carry = b""
+            data, carry = carry, b""
+        n_chunk = data.count(b"\n")
         _scan_chunk(data, engine, state, lines_before)
-        _update_tail(tail, data, lines_before)
-        lines_before += data.count(b"\n")
+        _update_tail(tail, data, lines_before, n_chunk)
+        lines_before += n_chunk
         if not block:
             break
     n_lines = lines_before + (1 if total and not last_newline else 0)
@@ -382,7 +431,9 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
     )
 
 
-def _scan_chunk(data: bytes, engine: _ReEngine | _HyperscanEngine, state: _State, lines_before: int) -> None:
+def _scan_chunk(
+    data: bytes, engine: _ReEngine | _HyperscanEngine, state: _State, lines_before: int
+) -> None:
     """Record the matching lines of one chunk; identical raw lines are cleaned once."""
     if not data:
         return
@@ -407,18 +458,19 @@ def _scan_chunk(data: bytes, engine: _ReEngine | _HyperscanEngine, state: _State
             state.add(text, first, last, count)
 
 
-def _update_tail(tail: deque[tuple[int, str]], data: bytes, lines_before: int) -> None:
+def _update_tail(
+    tail: deque[tuple[int, str]], data: bytes, lines_before: int, n_chunk: int
+) -> None:
+    """Keep the chunk's last lines; only they can reach the tail."""
     if not data:
         return
-    # Only the last TAIL_LINES lines of this chunk can reach the tail.
-    idx = len(data)
-    for _ in range(TAIL_LINES + 1):
-        idx = data.rfind(b"\n", 0, idx - 1 if idx > 0 else 0)
-        if idx <= 0:
-            idx = 0
+    idx = len(data) - 1 if data.endswith(b"\n") else len(data)
+    for _ in range(TAIL_LINES):
+        idx = data.rfind(b"\n", 0, idx)
+        if idx < 0:
             break
-    start = idx + 1 if idx > 0 else 0
-    first_no = lines_before + data.count(b"\n", 0, start) + 1
+    start = idx + 1
+    first_no = lines_before + n_chunk - data.count(b"\n", start) + 1
     for offset, raw in enumerate(data[start:].split(b"\n")):
         text = clean_line(_decode(raw))
         if text:

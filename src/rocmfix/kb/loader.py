@@ -137,7 +137,9 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
             ) from None
     weight = raw.get("weight", 1.0 if field == "excludes" else None)
     if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not 0 < weight <= 1:
-        raise _Invalid(f"'{field}[{pos}].weight' must be a number in (0, 1]", index, eid, (*where, "weight"))
+        raise _Invalid(
+            f"'{field}[{pos}].weight' must be a number in (0, 1]", index, eid, (*where, "weight")
+        )
     return Signature(
         pattern=pattern, weight=float(weight), literal=literal is not None, ignore_case=ignore_case
     )
@@ -328,6 +330,19 @@ def _cache_key(paths: Sequence[Path]) -> str:
     return h.hexdigest()[:32]
 
 
+def _prune(folder: Path, pattern: str, keep: Path, max_age_s: float = 7 * 86400) -> None:
+    """Drop stale cache files (older versions of an edited KB) so the cache stays small."""
+    import time
+
+    now = time.time()
+    for old in folder.glob(pattern):
+        try:
+            if old != keep and now - old.stat().st_mtime > max_age_s:
+                old.unlink()
+        except OSError:
+            continue
+
+
 def _cached_read(path: Path) -> tuple[Entry, ...]:
     key = _cache_key([path])
     cache = _cache_dir() / f"kb-{key}.pickle"
@@ -345,6 +360,7 @@ def _cached_read(path: Path) -> tuple[Entry, ...]:
         with tmp.open("wb") as fh:
             pickle.dump(entries, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, cache)
+        _prune(cache.parent, "kb-*.pickle", keep=cache)
     except OSError:
         pass  # a read-only cache dir only costs speed
     return entries
