@@ -152,9 +152,8 @@ def main() -> int:
         out = subprocess.run(explain, capture_output=True, text=True, check=False)
         found = out.returncode == 0 and '"no-binary-for-gpu"' in out.stdout
         ok &= found
-        print(
-            f"explain found the buried error: {'yes' if found else 'NO (exit %d)' % out.returncode}"
-        )
+        verdict = "yes" if found else f"NO (exit {out.returncode})"
+        print(f"explain found the buried error: {verdict}")
         rss = peak_rss_mb(explain)
         sratio = statistics.median(e) / statistics.median(g)
         ok &= sratio <= 1.0 and rss <= 150
