@@ -113,7 +113,7 @@ _IPV6 = re.compile(
 _SERIAL = re.compile(
     r"(?P<label>\b(?:serial(?:[ _-]?(?:number|no))?|board[ _]serial|unique[ _]?id|machine[ _-]id"
     r"|product[ _]serial|SN|S/N|chassis[ _]serial)\b[\"']?\s*[:=]?\s*[\"']?)"
-    r"(?P<value>(?!<)[A-Za-z0-9][A-Za-z0-9_:-]{3,})",
+    r"(?P<value>(?!<)(?=[A-Za-z_:-]*[0-9])[A-Za-z0-9][A-Za-z0-9_:-]{3,})",
     re.IGNORECASE,
 )
 _HOME = re.compile(
