@@ -31,7 +31,6 @@ from functools import cached_property
 from rocmfix.extract import (
     Excerpt,
     clean_line,
-    dedup_key,
     extract_stream,
     extract_text,
     make_engine,
@@ -318,38 +317,19 @@ class Matcher:
 
 def _short_excerpt(text: str) -> Excerpt:
     """Every line of a short input is a candidate (no engine needed)."""
-    from rocmfix.extract import _FATAL_RE, Finding  # noqa: PLC0415
+    from rocmfix.extract import TAIL_LINES, _State  # noqa: PLC0415
 
-    seen: dict[str, list[object]] = {}
-    cleaned: list[str] = []
-    raw_lines = text.split("\n")
-    for no, raw in enumerate(raw_lines, 1):
-        line = clean_line(raw)
-        cleaned.append(line)
-        if not line:
-            continue
-        key = dedup_key(line)
-        if key in seen:
-            seen[key][2] = no
-            seen[key][3] = int(seen[key][3]) + 1  # type: ignore[call-overload]
-        else:
-            seen[key] = [line, no, no, 1]
-    findings = tuple(
-        Finding(
-            text=str(r[0]),
-            first_line=int(r[1]),
-            last_line=int(r[2]),
-            count=int(r[3]),  # type: ignore[call-overload]
-            fatal=bool(_FATAL_RE.search(str(r[0]))),
-        )
-        for r in seen.values()
-    )
-    n = len(raw_lines) - (1 if text.endswith("\n") else 0)
-    tail = tuple((i + 1, t) for i, t in enumerate(cleaned) if t)[-120:]
+    state = _State()
+    cleaned = [clean_line(raw) for raw in text.split("\n")]
+    for no, line in enumerate(cleaned, 1):
+        if line:
+            state.add(line, no, no)
+    n = len(cleaned) - (1 if text.endswith("\n") else 0)
+    tail = tuple((i + 1, t) for i, t in enumerate(cleaned) if t)[-TAIL_LINES:]
     return Excerpt(
         bytes=len(text.encode("utf-8", "replace")),
         lines=max(n, 0),
-        findings=findings,
+        findings=state.findings(),
         tail=tail,
         full_text="\n".join(cleaned),
     )
