@@ -282,11 +282,22 @@ class Redactor:
             self._add(self.hosts, m.group("host"))
         for m in _LABELLED_USER.finditer(text):
             self._add(self.users, m.group("user"))
-        for rx in (_NCCL_PREFIX, _LABELLED_HOST):
-            for m in rx.finditer(text):
-                host = m.group("host").rstrip(".")
-                self._add(self.hosts, host)
-                self._add(self.hosts, host.split(".")[0])
+        hosts = [
+            m.group("host")
+            for rx in (_NCCL_PREFIX, _LABELLED_HOST, _BRACKET_HOST)
+            for m in rx.finditer(text)
+        ]
+        hosts += [
+            m.group("host") or m.group("host2") for m in _NETLOC.finditer(text) if _private_host(m)
+        ]
+        for host in hosts:
+            host = host.rstrip(".")
+            self._add(self.hosts, host)
+            # The short name of a private FQDN names the same machine, but only
+            # machine-like labels (gpu01, dgx-lab-18): "db" or "pypi" are words.
+            short = host.split(".")[0]
+            if re.search(r"[0-9-]", short) and not short.isdigit():
+                self._add(self.hosts, short)
 
     def scrub(self, text: str) -> str:
         """Text with secrets, addresses, device ids and the learned names replaced."""
@@ -348,12 +359,15 @@ def _mask_opaque(m: re.Match[str]) -> str:
     return MASK
 
 
+def _private_host(m: re.Match[str]) -> bool:
+    name = (m.group("host") or m.group("host2")).lower()
+    if name[-1].isdigit() or name.startswith("<"):
+        return False
+    return not any(name == d or name.endswith("." + d) for d in _PUBLIC_DOMAINS)
+
+
 def _mask_netloc(m: re.Match[str]) -> str:
-    host = m.group("host") or m.group("host2")
-    name = host.lower()
-    if name[-1].isdigit() or any(name == d or name.endswith("." + d) for d in _PUBLIC_DOMAINS):
-        return m.group(0)
-    return (m.group("pre") or "") + "<host>"
+    return (m.group("pre") or "") + "<host>" if _private_host(m) else m.group(0)
 
 
 def _mask_ip(m: re.Match[str]) -> str:
