@@ -86,7 +86,7 @@ def test_pdsh_output_is_split_into_one_node_per_host_prefix(
         for host, doc in (("n1", reports["wsl"]), ("n2", reports["rx6700xt-no-override"]))
     ]
     # pdsh interleaves the nodes' lines; each node keeps its own order.
-    mixed = [line for pair in zip(*per_host) for line in pair]
+    mixed = [line for pair in zip(*per_host, strict=False) for line in pair]
     longer = max(per_host, key=len)
     mixed += longer[len(min(per_host, key=len)) :]
     path = tmp_path / "fleet.txt"
