@@ -136,14 +136,22 @@ def gpu_peaks() -> tuple[GpuPeak, ...]:
     rows = _load("gpu-peak-tflops.yaml").get("gpus", [])
     out = []
     for r in rows:
+        # ROCm shows each MI250/MI250X die (GCD) as its own device: per device, half the board.
+        # (Partitioned MI300-class boards record text here: the default SPX mode is 1 device.)
+        per_raw = r.get("rocm_devices_per_board")
+        per = float(per_raw) if isinstance(per_raw, (int, float)) and per_raw > 0 else 1.0
+
+        def each(value: object, per: float = per) -> float | None:
+            return round(float(value) / per, 1) if isinstance(value, (int, float)) else None
+
         fp32 = r.get("fp32_matrix_dense") or r.get("fp32_vector")
         out.append(
             GpuPeak(
                 name=r["name"],
                 vendor=str(r.get("vendor", "")),
-                fp32=fp32,
-                fp16=r.get("fp16_matrix_dense"),
-                bf16=r.get("bf16_matrix_dense"),
+                fp32=each(fp32),
+                fp16=each(r.get("fp16_matrix_dense")),
+                bf16=each(r.get("bf16_matrix_dense")),
                 unverified=bool(r.get("unverified", False)),
                 note=str(r.get("note", "")),
             )
@@ -156,21 +164,33 @@ def _norm_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
 
 
+_FORM = re.compile(r"sxm\d?|pcie|nvl")
+
+
 def peak_for_device(device_name: str) -> GpuPeak | None:
     """Best peak-table row for a device name as torch reports it, or None.
 
     Matching is token based: every model token of the table row (``7900``,
     ``xtx``, ``h200``) must appear in the device name; the longest row wins so
-    that "RX 7900 XTX" is not taken for "RX 7900 XT".
+    that "RX 7900 XTX" is not taken for "RX 7900 XT". Parenthesised qualifiers
+    of a row are not required, and a device that names its form factor (PCIe,
+    SXM) never takes a row of another form factor (an H100 PCIe runs at lower
+    clocks than the H100 SXM row).
     """
     dev = set(_norm_name(device_name).split())
+    dev_forms = {t[:3] for t in dev if _FORM.fullmatch(t)}
     best: GpuPeak | None = None
     best_len = 0
     for peak in gpu_peaks():
+        forms = {t[:3] for t in _norm_name(peak.name).split() if _FORM.fullmatch(t)}
+        if dev_forms and forms and not dev_forms & forms:
+            continue
+        words = _norm_name(re.sub(r"\(.*?\)", " ", peak.name)).split()
         tokens = [
-            t for t in _norm_name(peak.name).split() if t not in {"sxm", "sxm5", "pcie", "or", "gb"}
+            t
+            for t in words
+            if t != "or" and not _FORM.fullmatch(t) and not re.fullmatch(r"\d+gb|gb|oam", t)
         ]
-        tokens = [t for t in tokens if not re.fullmatch(r"\d+gb|sxm\d?|oam", t)]
         if tokens and all(t in dev for t in tokens) and len(tokens) > best_len:
             best, best_len = peak, len(tokens)
     return best
@@ -186,6 +206,7 @@ class WheelRelease:
     arch: dict[str, tuple[str, ...]]
     """index -> compiled gfx list ('*' key when the list is the same for all indexes)."""
     unverified: bool
+    """Part of the row (usually the compiled-arch list) is inferred, not read from a release."""
 
 
 @functools.cache
