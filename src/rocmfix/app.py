@@ -63,12 +63,12 @@ class RocmfixApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     MODES = {"paste": _paste, "doctor": _doctor, "verify": _verify, "kb": _kb, "history": _history}
     BINDINGS = [
-        Binding("f1", "help", "Help", id="app.help", tooltip="Keys and the flow"),
-        Binding("f2", "switch_mode('paste')", "Paste", id="app.paste"),
-        Binding("f3", "switch_mode('doctor')", "Doctor", id="app.doctor"),
-        Binding("f4", "switch_mode('verify')", "Verify", id="app.verify"),
-        Binding("f5", "switch_mode('kb')", "KB", id="app.kb"),
-        Binding("f6", "switch_mode('history')", "History", id="app.history"),
+        Binding("f1", "help", "Help", id="app.help", priority=True, tooltip="Keys and the flow"),
+        Binding("f2", "switch_mode('paste')", "Paste", id="app.paste", priority=True),
+        Binding("f3", "switch_mode('doctor')", "Doctor", id="app.doctor", priority=True),
+        Binding("f4", "switch_mode('verify')", "Verify", id="app.verify", priority=True),
+        Binding("f5", "switch_mode('kb')", "KB", id="app.kb", priority=True),
+        Binding("f6", "switch_mode('history')", "History", id="app.history", priority=True),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -121,9 +121,12 @@ class RocmfixApp(App[int]):
 
     @on(Worker.StateChanged)
     def report_worker_error(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR:
-            return
-        error = event.worker.error
+        if event.state == WorkerState.ERROR:
+            self.show_worker_error(event.worker)
+
+    def show_worker_error(self, worker: Worker[Any]) -> None:
+        """A RocmfixError becomes a notification (a dialog when it has details); anything else a dialog."""
+        error = worker.error
         details = getattr(error, "details", None)
         if isinstance(error, RocmfixError) and details:
             from rocmfix.screens.modals import ErrorModal
@@ -135,7 +138,7 @@ class RocmfixApp(App[int]):
             hint = f"\n{error.hint}" if error.hint else ""
             self.notify(
                 error.message + hint,
-                title=event.worker.description or "rocmfix",
+                title=worker.description or "rocmfix",
                 severity="error",
                 timeout=10,
             )
@@ -144,7 +147,7 @@ class RocmfixApp(App[int]):
 
             text = "".join(traceback.format_exception(error)) if error else "unknown error"
             self.push_screen(
-                ErrorModal(f"{event.worker.description or 'A task'} failed unexpectedly", text)
+                ErrorModal(f"{worker.description or 'A task'} failed unexpectedly", text)
             )
 
     # ------------------------------------------------------------ commands

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rocmfix.messages import CheckFinished, ChecksDone
+from rocmfix.screens.modals import ReportsWorkerErrors
 
 CONTEXT_LINES = 2
 MAX_CONTEXT_TEXT = 8_000_000
@@ -61,7 +62,7 @@ def fix_option(n: int, fix: Any) -> Option:
     return Option(label, id=f"fix-{n}")
 
 
-class DetailScreen(Screen[None]):
+class DetailScreen(ReportsWorkerErrors, Screen[None]):
     """A KB entry with the evidence that matched it and the fixes it offers."""
 
     BINDINGS = [

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from rocmfix.messages import CheckFinished, ChecksDone
 from rocmfix.screens.detail import _STYLE, MARKS
+from rocmfix.screens.modals import ReportsWorkerErrors
 from rocmfix.screens.verify import SPINNER
 
 
@@ -27,7 +28,7 @@ def mark(status: str) -> Text:
     return Text(MARKS[status], style=_STYLE[status])
 
 
-class DoctorScreen(Screen[None]):
+class DoctorScreen(ReportsWorkerErrors, Screen[None]):
     """F3: every check of this machine (or the demo snapshot) as a live checklist."""
 
     BINDINGS = [Binding("r", "rerun", "Run again", id="doctor.rerun")]

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Header, Label, Log, Static
 
 from rocmfix.errors import ActionError
 from rocmfix.messages import FixApplied, FixOutput, FixUndone, PlanMade, VerifyDone
-from rocmfix.screens.modals import ConfirmModal, ErrorModal
+from rocmfix.screens.modals import ConfirmModal, ErrorModal, ReportsWorkerErrors
 from rocmfix.screens.verify import VerifyPanel
 
 
@@ -50,7 +50,7 @@ def plan_text(plan: Any) -> Text:
     return out
 
 
-class FixScreen(Screen[None]):
+class FixScreen(ReportsWorkerErrors, Screen[None]):
     """One fix from plan to proof: preview, apply, verify, undo."""
 
     BINDINGS = [

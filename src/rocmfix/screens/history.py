@@ -16,14 +16,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label
 
 from rocmfix.messages import FixUndone
-from rocmfix.screens.modals import ConfirmModal
+from rocmfix.screens.modals import ConfirmModal, ReportsWorkerErrors
 
 
 def params_text(params: Any) -> str:
     return " ".join(f"{k}={v}" for k, v in dict(params).items()) or "-"
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(ReportsWorkerErrors, Screen[None]):
     """The journal as a table; u undoes the selected record."""
 
     BINDINGS = [

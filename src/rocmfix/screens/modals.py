@@ -14,6 +14,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Markdown, Static
+from textual.worker import Worker, WorkerState
+
+
+class ReportsWorkerErrors:
+    """Mixin for screens and widgets: a worker that fails is shown by the app, never raised.
+
+    ``Worker.StateChanged`` does not bubble, so each node that owns workers
+    forwards failures to ``RocmfixApp.show_worker_error``.
+    """
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.app.show_worker_error(event.worker)  # type: ignore[attr-defined]
 
 
 class ConfirmModal(ModalScreen[bool]):

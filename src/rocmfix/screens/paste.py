@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from rocmfix.messages import MatchesReady
+from rocmfix.screens.modals import ReportsWorkerErrors
 
 BIG_PASTE = 512 * 1024
 TAIL_LINES = 2000
@@ -53,14 +54,19 @@ class LogArea(TextArea):
     prefix: str = ""
     """Text before the shown tail (empty unless a huge log was pasted or opened)."""
 
-    def load_log(self, text: str) -> None:
-        """Show ``text`` (its tail only when it is huge); the full text stays matchable."""
+    def load_log(self, text: str, announce: bool = True) -> None:
+        """Show ``text`` (its tail only when it is huge); the full text stays matchable.
+
+        ``announce`` posts ``TextArea.Changed`` as an edit would (a paste);
+        a caller that starts the match itself passes False.
+        """
         if len(text) > BIG_PASTE:
             self.prefix, shown = split_tail(text)
         else:
             self.prefix, shown = "", text
         self.load_text(shown)
-        self.post_message(TextArea.Changed(self))
+        if announce:
+            self.post_message(TextArea.Changed(self))
 
     def full_text(self) -> str:
         return self.prefix + self.text
@@ -102,7 +108,7 @@ def match_option(match: Any, lang: str) -> Option:
     return Option(line, id=match.entry.id)
 
 
-class PasteScreen(Screen[None]):
+class PasteScreen(ReportsWorkerErrors, Screen[None]):
     """Paste or type; ranked causes update below; enter opens one."""
 
     BINDINGS = [
@@ -115,6 +121,8 @@ class PasteScreen(Screen[None]):
         super().__init__(id="paste")
         self._generation = 0
         self._timer: Timer | None = None
+        self._matched_signature: tuple[int, str] | None = None
+        self._timer_armed = False
         self.explanation: Any = None
         self.source_text = ""
 
@@ -142,14 +150,19 @@ class PasteScreen(Screen[None]):
 
     def load_log(self, text: str, name: str = "") -> None:
         """Put a log (opened file, piped input, demo log) in the area and match it at once."""
-        self.area.load_log(text)
+        self.area.load_log(text, announce=False)
         if name:
             self.area.border_title = name
             self.query_one("#matches", OptionList).focus()
         self._start_match(0.0)
 
+    def _signature(self) -> tuple[int, str]:
+        return len(self.area.prefix), self.area.text
+
     @on(TextArea.Changed, "#log")
     def rematch_after_pause(self) -> None:
+        if self._signature() == self._matched_signature:
+            return  # reloaded with the same text (a loaded log announces itself once more)
         big = len(self.area.prefix) + len(self.area.text) > BIG_PASTE
         self._start_match(DEBOUNCE_BIG_S if big else DEBOUNCE_S)
 
@@ -157,11 +170,21 @@ class PasteScreen(Screen[None]):
         self._generation += 1
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(delay, self._launch_match) if delay else None
+        self._timer = self.set_timer(delay, self._fire) if delay else None
+        self._timer_armed = bool(delay)
         if not delay:
             self._launch_match()
 
+    def _timer_pending(self) -> bool:
+        """True while a debounced match is waiting to start."""
+        return self._timer is not None and self._timer_armed
+
+    def _fire(self) -> None:
+        self._timer_armed = False
+        self._launch_match()
+
     def _launch_match(self) -> None:
+        self._matched_signature = self._signature()
         text = self.area.full_text()
         if not text.strip():
             self.explanation = None

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
 from rocmfix.messages import VerifyDone, VerifyStage
+from rocmfix.screens.modals import ReportsWorkerErrors
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 BAR_WIDTH = 30
@@ -87,7 +88,7 @@ def outcome_text(result: Any) -> str:
     return f"GPU test failed at {failure.stage} ({failure.kind.value}): {failure.message}"
 
 
-class VerifyPanel(Vertical):
+class VerifyPanel(ReportsWorkerErrors, Vertical):
     """Runs verify and shows its stages and throughput; posts VerifyDone upwards."""
 
     def __init__(self, **kwargs: Any) -> None:
