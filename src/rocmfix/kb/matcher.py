@@ -41,7 +41,7 @@ from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 CONFIDENT = 0.5
 _MAX_EVIDENCE = 5
 _MAX_CANDIDATES = 6000
-_FUZZY_MAX_CHARS = 600
+_FUZZY_MAX_CHARS = 400
 
 _AMD_CONTEXT = re.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
@@ -190,7 +190,10 @@ class Matcher:
         fuzzy = self._fuzzy(excerpt)
         if context == "nvidia":
             fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= 70}
-        scored = _merge_fuzzy(scored, fuzzy, {ce.entry.id: ce.entry for ce in self._entries})
+        # A real error line that names a cause outranks any resemblance of phrasing.
+        ceiling = 0.45 if any(m.confident for m in scored) else 1.0
+        entries = {ce.entry.id: ce.entry for ce in self._entries}
+        scored = _merge_fuzzy(scored, fuzzy, entries, ceiling)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
         causes = tuple(m for m in scored if not m.entry.benign)
@@ -358,7 +361,7 @@ def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
 
 
 def _merge_fuzzy(
-    scored: list[Match], fuzzy: dict[str, float], entries: dict[str, Entry]
+    scored: list[Match], fuzzy: dict[str, float], entries: dict[str, Entry], ceiling: float = 1.0
 ) -> list[Match]:
     if not fuzzy:
         return scored
@@ -369,6 +372,7 @@ def _merge_fuzzy(
         conf = 0.3 + 0.45 * (score - 70) / 30
         if ambiguous or score < ranked[0]:
             conf = min(conf, 0.45)
+        conf = min(conf, ceiling)
         existing = by_id.get(eid)
         if existing is None:
             by_id[eid] = Match(

@@ -1,15 +1,12 @@
 """Turn what the verify child did (or how it died) into a failure and KB ids.
 
-The mapping is deliberately small and decisive: a handful of strings that, in
-a child's stderr, name one root cause without doubt, plus what the kind of
-failure itself says (a SIGSEGV, a hang, no GPU seen by a CPU-only build). When
-the lead's matcher (`rocmfix.kb.matcher`) lands, `text_kb_ids` is the one place
-to switch over to it.
+The child's stderr is explained by the knowledge base's own matcher (the
+same as `rocmfix explain`); the kind of failure adds what it says by itself (a
+SIGSEGV, a hang, no GPU seen by a CPU-only build).
 """
 
 from __future__ import annotations
 
-import re
 import signal
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -18,42 +15,6 @@ from rocmfix.verify.model import DTYPES, DeviceResult, Failure, FailureKind
 
 SLOW_RATIO = 0.30
 """Below this fraction of the dense peak, a correct GPU is reported as slow."""
-
-# (pattern, KB id), most specific first; matched line by line against stderr and the message.
-_TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p), kb)
-    for p, kb in (
-        (r"Memory access fault by GPU", "memory-access-fault"),
-        (
-            r"hipErrorNoBinaryForGpu|invalid device function|no kernel image is available",
-            "no-binary-for-gpu",
-        ),
-        (r"TensileLibrary.*\.dat|Could not initialize Tensile host", "rocblas-tensile-missing"),
-        (r"hipBLASLt on a unsupported architecture", "hipblaslt-unsupported-arch"),
-        (r"(?i)out of memory|hipErrorOutOfMemory", "gpu-out-of-memory"),
-        (
-            r"HW Exception by GPU node|GPU Hang|hipErrorLaunchFailure|ring \w+ timeout",
-            "gpu-hang-or-reset",
-        ),
-        (r"Unable to open /dev/kfd read-write", "kfd-permission-denied"),
-        (r"No HIP GPUs are available|hipErrorNoDevice", "no-gpu-visible"),
-        (r"Found no NVIDIA driver", "cuda-build-on-amd"),
-        (r"Torch not compiled with CUDA enabled", "cpu-only-build"),
-        (r"invalid device ordinal|hipErrorInvalidDevice\b", "invalid-device-ordinal"),
-        (r"hipErrorInvalidValue", "hip-invalid-value-or-argument"),
-        (
-            r"lib(amdhip64|hsa-runtime64|rocblas|hipblas\w*|MIOpen|rccl|hiprtc|roctx64|rocsolver|hipsparse)\S*: "
-            r"cannot open shared object file",
-            "hip-runtime-lib-missing",
-        ),
-        (r"undefined symbol|version `hip_[0-9.]+' not found", "rocm-library-version-mismatch"),
-        (
-            r"NCCL error|ncclUnhandled\w*Error|ncclSystemError|RCCL.*error",
-            "distributed-rccl-failure",
-        ),
-        (r"name 'amdsmi' is not defined|No module named 'amdsmi'", "amdsmi-bindings-missing"),
-    )
-)
 
 _AMD_VENDOR = "0x1002"
 _VISIBLE_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
@@ -64,9 +25,29 @@ def _unique(ids: Iterable[str]) -> tuple[str, ...]:
 
 
 def text_kb_ids(lines: Iterable[str]) -> tuple[str, ...]:
-    """KB ids whose decisive strings occur in ``lines``, in rule order."""
-    text = list(lines)
-    return tuple(kb for rx, kb in _TEXT_RULES if any(rx.search(line) for line in text))
+    """KB ids the knowledge base names with confidence for the child's stderr.
+
+    The same matcher as `rocmfix explain`, so verify and explain always agree.
+    A broken built-in KB costs the ids, never the verify report.
+    """
+    from rocmfix.errors import KbError
+    from rocmfix.kb.loader import load_kb
+    from rocmfix.kb.matcher import matcher_for
+
+    text = "\n".join(line for line in lines if line)
+    if not text.strip():
+        return ()
+    try:
+        result = matcher_for(load_kb()).explain_text(text)
+    except KbError:
+        return ()
+    # The verify child runs no convolution, so MIOpen's first-run search is never its cause.
+    return tuple(
+        m.entry.id for m in result.matches if m.confident and m.entry.id not in _NOT_VERIFY
+    )
+
+
+_NOT_VERIFY = frozenset({"miopen-slow-first-run"})
 
 
 def signal_name(returncode: int) -> str | None:
