@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat as stat_mod
 import threading
 from collections.abc import Mapping, Sequence
@@ -21,30 +20,13 @@ from typing import Any
 
 from rocmfix.errors import InputError
 from rocmfix.host import DEFAULT_TIMEOUT, CommandResult, Host, MemoryInfo, ProcessInfo, StatInfo
+
+# One redaction for everything rocmfix lets leave the machine (snapshots, reports);
+# MASK and redact_env are re-exported for callers.
+from rocmfix.redact import MASK, redact_env  # noqa: F401
 from rocmfix.torch_probe import TorchProbe
 
 SCHEMA = "rocmfix.snapshot/1"
-MASK = "<redacted>"
-_SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|PASSPHRASE|(?<![A-Z])KEY|_KEY|APIKEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|_PAT$",
-    re.IGNORECASE,
-)
-_SECRET_VALUE = re.compile(
-    r"(ghp_|gho_|ghs_|github_pat_|glpat-|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9]{16,}|xox[abpr]-|AKIA[0-9A-Z]{12,}"
-    r"|eyJ[A-Za-z0-9_-]{20,}\.)"
-)
-_URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s:]+:[^/@\s]+@", re.IGNORECASE)
-
-
-def redact_env(env: Mapping[str, str]) -> dict[str, str]:
-    """Environment with secret-looking variables masked and URL credentials removed."""
-    out: dict[str, str] = {}
-    for name, value in env.items():
-        if _SECRET_NAME.search(name) or _SECRET_VALUE.search(value):
-            out[name] = MASK
-        else:
-            out[name] = _URL_USERINFO.sub(rf"\1{MASK}@", value)
-    return out
 
 
 def _stat_to_dict(st: StatInfo) -> dict[str, Any]:

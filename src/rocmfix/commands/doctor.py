@@ -104,7 +104,14 @@ def run(args: argparse.Namespace) -> int:
         torch_timeout=args.torch_timeout,
     )
     if args.json:
-        sys.stdout.write(json.dumps(probes.to_json(results), indent=1) + "\n")
+        doc = probes.to_json(results)
+        if not args.snapshot:
+            # Names the node when many machines' results are summarized (rocmfix fleet);
+            # `rocmfix report` redacts it before anything is shared.
+            import socket
+
+            doc["host"] = socket.gethostname()
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     else:
         render(results, verbose=args.verbose, source=args.snapshot)
     return probes.exit_code(results)
