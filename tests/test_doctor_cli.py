@@ -73,3 +73,32 @@ def test_a_check_that_crashed_has_its_own_mark() -> None:
     from rocmfix.commands.doctor import MARKS
 
     assert len({mark for mark, _ in MARKS.values()}) == len(MARKS)
+
+
+def _last_stdout() -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "rocmfix", "doctor", "--json", "--no-torch", "--check", "os-info"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return proc.stdout
+
+
+def test_live_json_names_the_host_so_fleet_summaries_can_name_nodes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    main(["doctor", "--json", "--no-torch", "--check", "os-info"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["host"] == socket.gethostname()
+
+
+def test_fleet_names_a_node_by_the_host_in_its_doctor_json(tmp_path: Path) -> None:
+    from rocmfix.fleet import load
+
+    path = tmp_path / "result-0001.json"
+    path.write_text(json.dumps({**json.loads(_last_stdout()), "host": "gpu017"}))
+    (node,) = load([path])
+    assert node.name == "gpu017"
