@@ -184,7 +184,8 @@ async def test_opening_a_log_file_matches_it(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.screen.explanation.top.entry.id == "no-binary-for-gpu"
-        assert "matched in" in text_of(app, "#paste-status")
+        assert "30 lines" in text_of(app, "#paste-status")
+        assert "confident" in text_of(app, "#paste-status")
 
 
 async def test_typing_stays_responsive_while_a_50mb_paste_is_matched() -> None:

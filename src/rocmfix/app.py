@@ -58,7 +58,7 @@ def _history() -> Screen[Any]:
 class RocmfixApp(App[int]):
     """Paste → cause → check → fix → verify → undo, in one terminal app."""
 
-    CSS_PATH = "rocmfix.tcss"
+    CSS_PATH = Path(__file__).with_name("rocmfix.tcss")
     TITLE = "rocmfix"
     ENABLE_COMMAND_PALETTE = True
     MODES = {"paste": _paste, "doctor": _doctor, "verify": _verify, "kb": _kb, "history": _history}

@@ -229,7 +229,8 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
             verdict = "Top cause is confident: enter opens it."
         else:
             verdict = "Only weak matches: these are possibly related."
-        self._status(f"{size} · matched in {message.seconds:.2f}s · {verdict}")
+        took = f" · matched in {message.seconds:.1f}s" if message.seconds >= 2.0 else ""
+        self._status(f"{size}{took} · {verdict}")
 
     def _status(self, text: str) -> None:
         self.query_one("#paste-status", Label).update(text)
