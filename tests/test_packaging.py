@@ -42,6 +42,11 @@ def test_the_wheel_carries_the_kb_and_the_packaged_facts(wheel: Path) -> None:
     ):
         assert f"rocmfix/data/{data}" in names
     assert "rocmfix/verify/child.py" in names
+    assert "rocmfix/rocmfix.tcss" in names
+    assert "rocmfix/demo/train.log" in names
+    assert any(
+        n.startswith("rocmfix/demo/snapshot/") and n.endswith("snapshot.json") for n in names
+    )
 
 
 def test_the_wheel_does_not_depend_on_torch(wheel: Path) -> None:

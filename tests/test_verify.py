@@ -205,3 +205,22 @@ def test_every_kb_id_verify_can_name_is_in_the_taxonomy() -> None:
         pytest.skip("shared taxonomy not available")
     known = {row["id"] for row in yaml.safe_load(TAXONOMY.read_text())}
     assert ids <= known
+
+
+def test_env_changes_reach_the_child_without_touching_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    script = tmp_path / "python"
+    script.write_text(
+        '#!/bin/sh\necho "override=${HSA_OVERRIDE_GFX_VERSION-unset} old=${OLD_VAR-unset}" >&2\nexit 3\n'
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("OLD_VAR", "1")
+    result = run_verify(
+        str(script), timeout=10, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "OLD_VAR": None}
+    )
+    assert result.failure is not None
+    assert "override=10.3.0 old=unset" in "\n".join(result.failure.stderr_tail)
+    assert "HSA_OVERRIDE_GFX_VERSION" not in os.environ and os.environ["OLD_VAR"] == "1"

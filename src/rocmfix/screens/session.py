@@ -11,12 +11,9 @@ screens call these methods from workers.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
 import sys
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,8 +184,9 @@ class Session:
             return result, True
         from rocmfix.verify import run_verify
 
-        with _environment(self.fix_env()):
-            return run_verify(self.python, device=self.verify_device, on_stage=on_stage), False
+        return run_verify(
+            self.python, device=self.verify_device, on_stage=on_stage, env=self.fix_env()
+        ), False
 
     def fix_env(self) -> dict[str, str | None]:
         """Variables the applied set-env fixes put in the shell's startup file.
@@ -207,29 +205,6 @@ class Session:
     def _demo_fixed(self) -> bool:
         """The demo counts as fixed while an applied record sets the override."""
         return any(r.undoable and r.params.get("HSA_OVERRIDE_GFX_VERSION") for r in self.history())
-
-
-_ENV_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _environment(changes: Mapping[str, str | None]) -> Iterator[None]:
-    """Apply ``changes`` to os.environ (inherited by the verify child), then restore it."""
-    with _ENV_LOCK:
-        saved = {name: os.environ.get(name) for name in changes}
-        try:
-            for name, value in changes.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
-            yield
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
 
 
 @functools.lru_cache(maxsize=4)

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -102,11 +102,24 @@ def _command(python: str, device: str, timeout: float, options: dict[str, Any]) 
     return cmd
 
 
+def _child_env(changes: Mapping[str, str | None] | None) -> dict[str, str] | None:
+    if not changes:
+        return None
+    merged = dict(os.environ)
+    for name, value in changes.items():
+        if value is None:
+            merged.pop(name, None)
+        else:
+            merged[name] = value
+    return merged
+
+
 def run_verify(
     python: str | os.PathLike[str] = sys.executable,
     timeout: float = DEFAULT_TIMEOUT,
     device: str = "0",
     on_stage: OnStage | None = None,
+    env: Mapping[str, str | None] | None = None,
     **options: Any,
 ) -> VerifyResult:
     """Run the staged GPU test in a child of ``python`` and report what happened.
@@ -119,6 +132,9 @@ def run_verify(
             stage on the CPU (used by tests; proves the interpreter, not a GPU).
         on_stage: Called with a ``StageEvent`` as each stage completes, from
             the calling thread (safe to call run_verify in a worker thread).
+        env: Changes to the child's environment on top of this process's
+            (``None`` removes a variable), e.g. what a just-applied set-env fix
+            wrote to a startup file that this process never read.
         **options: ``size`` (largest timed matmul, default 8192) and ``ranks``
             (CPU rehearsal only: number of gloo all-reduce ranks).
 
@@ -145,6 +161,7 @@ def run_verify(
             text=True,
             errors="replace",
             start_new_session=True,
+            env=_child_env(env),
         )
     except OSError as err:
         raise InputError(f"cannot run {exe}: {err.strerror or err}") from None
