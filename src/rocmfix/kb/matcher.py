@@ -258,7 +258,8 @@ class Matcher:
         best = sorted(
             {(e.line, e.text): e for e in evidence}.values(), key=lambda e: (-e.weight, e.line)
         )
-        chosen = sorted(best[:_MAX_EVIDENCE], key=lambda e: e.line)
+        # Decisive lines first (what names the cause), then supporting ones, each in log order.
+        chosen = sorted(best[:_MAX_EVIDENCE], key=lambda e: (e.weight < 0.5, e.line))
         return Match(
             entry=ce.entry, confidence=round(min(strength, 0.99), 4), evidence=tuple(chosen)
         )
