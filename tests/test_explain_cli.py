@@ -174,3 +174,20 @@ def test_check_rules_out_a_cpu_build_on_a_healthy_rocm_machine(
     out = json.loads(capsys.readouterr().out)
     assert out["matches"][0]["id"] == "cpu-only-build"
     assert out["checks"]["cpu-only-build"]["verdict"] == "ruled out"
+
+
+def test_the_first_real_error_is_told_apart_from_its_follow_ons(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = "\n".join(
+        ["step 1 loss 0.5"] * 30
+        + [NO_BINARY]
+        + [
+            "During handling of the above exception, another exception occurred:",
+            "RuntimeError: NCCL communicator was aborted",
+        ]
+    )
+    main(["explain", "--json", log])
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_error"] == {"line": 31, "text": NO_BINARY}
+    assert out["matches"][0]["id"] == "no-binary-for-gpu"

@@ -116,6 +116,9 @@ def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, A
             for b in result.benign
         ],
     }
+    first = result.excerpt.first_fatal
+    # The first real error of a run, told apart from the follow-on errors it caused.
+    out["first_error"] = {"line": first.first_line, "text": first.text} if first else None
     if checks is not None:
         out["checks"] = checks
     return out
