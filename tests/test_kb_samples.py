@@ -34,17 +34,25 @@ def test_each_real_sample_ranks_its_entry_first(path: Path) -> None:
     assert entry is not None, f"no KB entry named {path.parent.name}"
     if entry.benign:
         assert entry.id in [b.entry.id for b in result.benign]
-        assert not result.matches or not result.matches[0].confident or result.matches[0].entry.id != entry.id
+        assert (
+            not result.matches
+            or not result.matches[0].confident
+            or result.matches[0].entry.id != entry.id
+        )
         return
     assert result.matches, "nothing matched"
     top = result.matches[0]
-    assert (top.entry.id, top.confident) == (entry.id, True), [(m.entry.id, m.confidence) for m in result.matches[:3]]
+    assert (top.entry.id, top.confident) == (entry.id, True), [
+        (m.entry.id, m.confidence) for m in result.matches[:3]
+    ]
 
 
 @pytest.mark.parametrize("path", sorted(LOGS.glob("_negative/*.txt")), ids=lambda p: p.stem)
 def test_logs_without_a_rocm_cause_match_nothing_confidently(path: Path) -> None:
     result = MATCHER.explain_text(_text(path))
-    assert not [m for m in result.matches if m.confident], [(m.entry.id, m.confidence) for m in result.matches[:3]]
+    assert not [m for m in result.matches if m.confident], [
+        (m.entry.id, m.confidence) for m in result.matches[:3]
+    ]
 
 
 def test_every_sample_file_names_its_source() -> None:
@@ -76,7 +84,10 @@ def test_buried_errors_are_still_found_at_the_end_of_a_long_noisy_log() -> None:
     from rocmfix.commands.kb import noise_lines
 
     noise = "\n".join(noise_lines(20000))
-    text = noise + "\nRuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
+    text = (
+        noise
+        + "\nRuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
+    )
     result = MATCHER.explain_text(text)
     assert result.matches[0].entry.id == "no-binary-for-gpu" and result.matches[0].confident
     assert result.matches[0].evidence[0].line == 20001
@@ -85,19 +96,44 @@ def test_buried_errors_are_still_found_at_the_end_of_a_long_noisy_log() -> None:
 def test_ranking_is_deterministic() -> None:
     text = _text(_samples()[0]) + "\n" + _text(_samples()[-1])
     first = [(m.entry.id, m.confidence) for m in MATCHER.explain_text(text).matches]
-    assert all([(m.entry.id, m.confidence) for m in MATCHER.explain_text(text).matches] == first for _ in range(3))
+    assert all(
+        [(m.entry.id, m.confidence) for m in MATCHER.explain_text(text).matches] == first
+        for _ in range(3)
+    )
 
 
 def test_a_real_error_elsewhere_turns_a_benign_line_into_background() -> None:
     warning = "MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_40.kdb Performance may degrade."
     alone = MATCHER.explain_text(warning)
     assert not alone.matches or alone.matches[0].entry.id == "miopen-slow-first-run"
-    with_error = MATCHER.explain_text(warning + "\ntorch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB")
+    with_error = MATCHER.explain_text(
+        warning + "\ntorch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB"
+    )
     assert with_error.matches[0].entry.id == "gpu-out-of-memory"
     assert any(b.entry.benign for b in with_error.benign)
 
 
 def test_an_nvidia_machine_log_is_not_blamed_on_rocm() -> None:
-    text = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
-            "RuntimeError: No CUDA GPUs are available")
+    text = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        "RuntimeError: No CUDA GPUs are available"
+    )
     assert not [m for m in MATCHER.explain_text(text).matches if m.confident]
+
+
+@pytest.mark.parametrize(
+    ("typed", "entry_id"),
+    [
+        ("training is stuck at first epoch, very slow", "miopen-slow-first-run"),
+        ("dataloader worker killed by bus error", "shared-memory-too-small"),
+        ("gpu resets while training", "gpu-hang-or-reset"),
+    ],
+)
+def test_hand_typed_symptoms_find_their_entry(typed: str, entry_id: str) -> None:
+    assert MATCHER.explain_text(typed).matches[0].entry.id == entry_id
+
+
+def test_a_vague_symptom_shared_by_several_causes_names_none_of_them() -> None:
+    result = MATCHER.explain_text("torch.cuda.is_available() returns False")
+    assert len(result.matches) >= 2
+    assert not any(m.confident for m in result.matches)

@@ -23,6 +23,7 @@ related". Ordering is deterministic: confidence, then priority, then id.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -265,24 +266,46 @@ class Matcher:
         )
 
     def _fuzzy(self, excerpt: Excerpt) -> dict[str, float]:
+        """0..100 resemblance of a short, hand-typed input to each entry's symptoms.
+
+        Two views, the better one wins: rapidfuzz's character-level similarity
+        (typos, word order) and a rarity-weighted overlap of content words
+        (paraphrases: "stuck at the first epoch" ~ "first epoch is extremely slow").
+        """
         text = excerpt.full_text
         if text is None or len(text) > _FUZZY_MAX_CHARS or not text.strip():
             return {}
         from rapidfuzz import fuzz, utils  # noqa: PLC0415 - only short inputs need it
 
         query = utils.default_process(text)
-        if len(query.split()) < 2:
+        words = _content_words(text)
+        if len(query.split()) < 2 or not words:
             return {}
+        idf = self._symptom_idf
         scores: dict[str, float] = {}
         for ce in self._entries:
             best = 0.0
             for symptom in ce.entry.symptoms:
-                s = fuzz.token_set_ratio(query, utils.default_process(symptom))
-                s = min(s, fuzz.WRatio(query, symptom, processor=utils.default_process))
-                best = max(best, s)
+                chars = min(
+                    fuzz.token_set_ratio(query, utils.default_process(symptom)),
+                    fuzz.WRatio(query, symptom, processor=utils.default_process),
+                )
+                # Half the weighted words shared is as telling as a 70% character match.
+                cosine = _overlap(words, _content_words(symptom), idf)
+                best = max(best, chars, 70 + (cosine - 0.5) * 60 if cosine >= 0.5 else 0.0)
             if best >= 70:
                 scores[ce.entry.id] = best
         return scores
+
+    @cached_property
+    def _symptom_idf(self) -> dict[str, float]:
+        docs = [_content_words(s) for ce in self._entries for s in ce.entry.symptoms]
+        counts: dict[str, int] = {}
+        for doc in docs:
+            for word in doc:
+                counts[word] = counts.get(word, 0) + 1
+        n = max(len(docs), 1)
+        return {w: math.log(1 + n / c) for w, c in counts.items()}
 
     def _with_params(
         self, match: Match, candidates: list[tuple[int, str, int, int]], excerpt: Excerpt
@@ -317,6 +340,37 @@ class Matcher:
             params=derive(params),
             via=match.via,
         )
+
+
+_STOP = frozenset(
+    "a an the is are was were be been it its this that with on in at of to for and or but my i me we "
+    "when after before from by as not no do does did very so get gets got has have had can cannot".split()
+)
+_WORD_RE = re.compile(r"[a-z0-9_.+]+")
+
+
+def _content_words(text: str) -> frozenset[str]:
+    """Lower-case content words, crude plural folding, stop words dropped."""
+    out = set()
+    for word in _WORD_RE.findall(text.lower()):
+        word = word.strip(".")
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        if word and word not in _STOP:
+            out.add(word)
+    return frozenset(out)
+
+
+def _overlap(query: frozenset[str], symptom: frozenset[str], idf: Mapping[str, float]) -> float:
+    """Cosine of rarity-weighted word sets; unknown query words count as rare."""
+    if not query or not symptom:
+        return 0.0
+    rare = max(idf.values(), default=1.0)
+    q = {w: idf.get(w, rare) for w in query}
+    s = {w: idf.get(w, rare) for w in symptom}
+    shared = sum(q[w] * s[w] for w in query & symptom)
+    norm = math.sqrt(sum(v * v for v in q.values()) * sum(v * v for v in s.values()))
+    return shared / norm if norm else 0.0
 
 
 def _short_excerpt(text: str) -> Excerpt:
@@ -367,7 +421,8 @@ def _merge_fuzzy(
     if not fuzzy:
         return scored
     ranked = sorted(fuzzy.values(), reverse=True)
-    ambiguous = len(ranked) > 1 and ranked[0] - ranked[1] < 4
+    # A phrase that fits several entries well ("is_available returns False") names none of them.
+    ambiguous = len(ranked) > 1 and (ranked[0] - ranked[1] < 4 or ranked[1] >= 85)
     by_id = {m.entry.id: m for m in scored}
     for eid, score in fuzzy.items():
         conf = 0.3 + 0.45 * (score - 70) / 30
