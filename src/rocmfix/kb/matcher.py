@@ -343,8 +343,56 @@ class Matcher:
 
 
 _STOP = frozenset(
-    "a an the is are was were be been it its this that with on in at of to for and or but my i me we "
-    "when after before from by as not no do does did very so get gets got has have had can cannot".split()
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "with",
+        "on",
+        "in",
+        "at",
+        "of",
+        "to",
+        "for",
+        "and",
+        "or",
+        "but",
+        "my",
+        "i",
+        "me",
+        "we",
+        "when",
+        "after",
+        "before",
+        "from",
+        "by",
+        "as",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "very",
+        "so",
+        "get",
+        "gets",
+        "got",
+        "has",
+        "have",
+        "had",
+        "can",
+        "cannot",
+    ]
 )
 _WORD_RE = re.compile(r"[a-z0-9_.+]+")
 
