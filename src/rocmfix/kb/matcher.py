@@ -23,7 +23,6 @@ related". Ordering is deterministic: confidence, then priority, then id.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -36,13 +35,13 @@ from rocmfix.extract import (
     extract_text,
     make_engine,
 )
+from rocmfix.kb import symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 
 CONFIDENT = 0.5
 _MAX_EVIDENCE = 5
 _MAX_CANDIDATES = 6000
-_FUZZY_MAX_CHARS = 400
 
 _AMD_CONTEXT = re.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
@@ -147,6 +146,8 @@ class Matcher:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
         self._entries = tuple(_CompiledEntry(e) for e in kb.entries)
+        self._by_id = {e.id: e for e in kb.entries}
+        self._symptoms = symptoms.SymptomIndex(kb.entries)
 
     @cached_property
     def _engine(self):  # type: ignore[no-untyped-def]  # engine types are private to extract
@@ -188,13 +189,14 @@ class Matcher:
             match = self._score(ce, candidates, benign_lines, region_start, context)
             if match is not None:
                 scored.append(match)
-        fuzzy = self._fuzzy(excerpt)
+        fuzzy = (
+            self._symptoms.scores(excerpt.full_text or "") if excerpt.full_text is not None else {}
+        )
         if context == "nvidia":
-            fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= 70}
+            fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= symptoms.THRESHOLD}
         # A real error line that names a cause outranks any resemblance of phrasing.
         ceiling = 0.45 if any(m.confident for m in scored) else 1.0
-        entries = {ce.entry.id: ce.entry for ce in self._entries}
-        scored = _merge_fuzzy(scored, fuzzy, entries, ceiling)
+        scored = _merge_symptoms(scored, symptoms.confidences(fuzzy, ceiling), self._by_id)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
         causes = tuple(m for m in scored if not m.entry.benign)
@@ -265,48 +267,6 @@ class Matcher:
             entry=ce.entry, confidence=round(min(strength, 0.99), 4), evidence=tuple(chosen)
         )
 
-    def _fuzzy(self, excerpt: Excerpt) -> dict[str, float]:
-        """0..100 resemblance of a short, hand-typed input to each entry's symptoms.
-
-        Two views, the better one wins: rapidfuzz's character-level similarity
-        (typos, word order) and a rarity-weighted overlap of content words
-        (paraphrases: "stuck at the first epoch" ~ "first epoch is extremely slow").
-        """
-        text = excerpt.full_text
-        if text is None or len(text) > _FUZZY_MAX_CHARS or not text.strip():
-            return {}
-        from rapidfuzz import fuzz, utils  # noqa: PLC0415 - only short inputs need it
-
-        query = utils.default_process(text)
-        words = _content_words(text)
-        if len(query.split()) < 2 or not words:
-            return {}
-        idf = self._symptom_idf
-        scores: dict[str, float] = {}
-        for ce in self._entries:
-            best = 0.0
-            for symptom in ce.entry.symptoms:
-                chars = min(
-                    fuzz.token_set_ratio(query, utils.default_process(symptom)),
-                    fuzz.WRatio(query, symptom, processor=utils.default_process),
-                )
-                # Half the weighted words shared is as telling as a 70% character match.
-                cosine = _overlap(words, _content_words(symptom), idf)
-                best = max(best, chars, 70 + (cosine - 0.5) * 60 if cosine >= 0.5 else 0.0)
-            if best >= 70:
-                scores[ce.entry.id] = best
-        return scores
-
-    @cached_property
-    def _symptom_idf(self) -> dict[str, float]:
-        docs = [_content_words(s) for ce in self._entries for s in ce.entry.symptoms]
-        counts: dict[str, int] = {}
-        for doc in docs:
-            for word in doc:
-                counts[word] = counts.get(word, 0) + 1
-        n = max(len(docs), 1)
-        return {w: math.log(1 + n / c) for w, c in counts.items()}
-
     def _with_params(
         self, match: Match, candidates: list[tuple[int, str, int, int]], excerpt: Excerpt
     ) -> Match:
@@ -340,85 +300,6 @@ class Matcher:
             params=derive(params),
             via=match.via,
         )
-
-
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "with",
-        "on",
-        "in",
-        "at",
-        "of",
-        "to",
-        "for",
-        "and",
-        "or",
-        "but",
-        "my",
-        "i",
-        "me",
-        "we",
-        "when",
-        "after",
-        "before",
-        "from",
-        "by",
-        "as",
-        "not",
-        "no",
-        "do",
-        "does",
-        "did",
-        "very",
-        "so",
-        "get",
-        "gets",
-        "got",
-        "has",
-        "have",
-        "had",
-        "can",
-        "cannot",
-    ]
-)
-_WORD_RE = re.compile(r"[a-z0-9_.+]+")
-
-
-def _content_words(text: str) -> frozenset[str]:
-    """Lower-case content words, crude plural folding, stop words dropped."""
-    out = set()
-    for word in _WORD_RE.findall(text.lower()):
-        word = word.strip(".")
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        if word and word not in _STOP:
-            out.add(word)
-    return frozenset(out)
-
-
-def _overlap(query: frozenset[str], symptom: frozenset[str], idf: Mapping[str, float]) -> float:
-    """Cosine of rarity-weighted word sets; unknown query words count as rare."""
-    if not query or not symptom:
-        return 0.0
-    rare = max(idf.values(), default=1.0)
-    q = {w: idf.get(w, rare) for w in query}
-    s = {w: idf.get(w, rare) for w in symptom}
-    shared = sum(q[w] * s[w] for w in query & symptom)
-    norm = math.sqrt(sum(v * v for v in q.values()) * sum(v * v for v in s.values()))
-    return shared / norm if norm else 0.0
 
 
 def _short_excerpt(text: str) -> Excerpt:
@@ -463,31 +344,17 @@ def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
     return "amd" if amd else "nvidia" if nvidia else "unknown"
 
 
-def _merge_fuzzy(
-    scored: list[Match], fuzzy: dict[str, float], entries: dict[str, Entry], ceiling: float = 1.0
+def _merge_symptoms(
+    scored: list[Match], confidences: Mapping[str, float], entries: Mapping[str, Entry]
 ) -> list[Match]:
-    if not fuzzy:
-        return scored
-    ranked = sorted(fuzzy.values(), reverse=True)
-    # A phrase that fits several entries well ("is_available returns False") names none of them.
-    ambiguous = len(ranked) > 1 and (ranked[0] - ranked[1] < 4 or ranked[1] >= 85)
     by_id = {m.entry.id: m for m in scored}
-    for eid, score in fuzzy.items():
-        conf = 0.3 + 0.45 * (score - 70) / 30
-        if ambiguous or score < ranked[0]:
-            conf = min(conf, 0.45)
-        conf = min(conf, ceiling)
+    for eid, conf in confidences.items():
         existing = by_id.get(eid)
         if existing is None:
-            by_id[eid] = Match(
-                entry=entries[eid], confidence=round(conf, 4), evidence=(), via="symptom"
-            )
+            by_id[eid] = Match(entry=entries[eid], confidence=conf, evidence=(), via="symptom")
         elif conf > existing.confidence:
             by_id[eid] = Match(
-                entry=existing.entry,
-                confidence=round(conf, 4),
-                evidence=existing.evidence,
-                via="symptom",
+                entry=existing.entry, confidence=conf, evidence=existing.evidence, via="symptom"
             )
     return list(by_id.values())
 

@@ -1,0 +1,157 @@
+"""Fuzzy matching of short, hand-typed symptoms ("stuck at the first epoch").
+
+Only inputs of a few hundred characters go through here: a pasted log is
+matched by its signatures. Two views of resemblance, the better one wins:
+rapidfuzz's character-level similarity (typos, word order) and a
+rarity-weighted overlap of content words (paraphrases). A phrase that fits
+several entries well names none of them with confidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+
+from rocmfix.kb.model import Entry
+
+MAX_CHARS = 400
+"""Longer inputs are logs, not typed symptoms."""
+THRESHOLD = 70.0
+"""Resemblance (0..100) below which an entry is not a candidate."""
+
+
+class SymptomIndex:
+    """The symptom phrasings of a set of entries, ready for fuzzy lookups."""
+
+    def __init__(self, entries: Sequence[Entry]):
+        self._entries = tuple(entries)
+
+    @cached_property
+    def _idf(self) -> dict[str, float]:
+        docs = [content_words(s) for e in self._entries for s in e.symptoms]
+        counts: dict[str, int] = {}
+        for doc in docs:
+            for word in doc:
+                counts[word] = counts.get(word, 0) + 1
+        n = max(len(docs), 1)
+        return {w: math.log(1 + n / c) for w, c in counts.items()}
+
+    def scores(self, text: str) -> dict[str, float]:
+        """0..100 resemblance of ``text`` to each entry that reaches the threshold."""
+        if len(text) > MAX_CHARS or not text.strip():
+            return {}
+        from rapidfuzz import fuzz, utils  # noqa: PLC0415 - only short inputs need it
+
+        query = utils.default_process(text)
+        words = content_words(text)
+        if len(query.split()) < 2 or not words:
+            return {}
+        scores: dict[str, float] = {}
+        for entry in self._entries:
+            best = 0.0
+            for symptom in entry.symptoms:
+                chars = min(
+                    fuzz.token_set_ratio(query, utils.default_process(symptom)),
+                    fuzz.WRatio(query, symptom, processor=utils.default_process),
+                )
+                # Half the weighted words shared is as telling as a 70% character match.
+                cosine = overlap(words, content_words(symptom), self._idf)
+                best = max(best, chars, 70 + (cosine - 0.5) * 60 if cosine >= 0.5 else 0.0)
+            if best >= THRESHOLD:
+                scores[entry.id] = best
+        return scores
+
+
+def confidences(scores: Mapping[str, float], ceiling: float = 1.0) -> dict[str, float]:
+    """Map resemblance scores to confidences; ambiguity and ``ceiling`` cap them."""
+    ranked = sorted(scores.values(), reverse=True)
+    # A phrase that fits several entries well ("is_available returns False") names none of them.
+    ambiguous = len(ranked) > 1 and (ranked[0] - ranked[1] < 4 or ranked[1] >= 85)
+    out = {}
+    for eid, score in scores.items():
+        conf = 0.3 + 0.45 * (score - THRESHOLD) / (100 - THRESHOLD)
+        if ambiguous or score < ranked[0]:
+            conf = min(conf, 0.45)
+        out[eid] = round(min(conf, ceiling), 4)
+    return out
+
+
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "with",
+        "on",
+        "in",
+        "at",
+        "of",
+        "to",
+        "for",
+        "and",
+        "or",
+        "but",
+        "my",
+        "i",
+        "me",
+        "we",
+        "when",
+        "after",
+        "before",
+        "from",
+        "by",
+        "as",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "very",
+        "so",
+        "get",
+        "gets",
+        "got",
+        "has",
+        "have",
+        "had",
+        "can",
+        "cannot",
+    ]
+)
+_WORD_RE = re.compile(r"[a-z0-9_.+]+")
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lower-case content words, crude plural folding, stop words dropped."""
+    out = set()
+    for word in _WORD_RE.findall(text.lower()):
+        word = word.strip(".")
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        if word and word not in _STOP:
+            out.add(word)
+    return frozenset(out)
+
+
+def overlap(query: frozenset[str], symptom: frozenset[str], idf: Mapping[str, float]) -> float:
+    """Cosine of rarity-weighted word sets; unknown query words count as rare."""
+    if not query or not symptom:
+        return 0.0
+    rare = max(idf.values(), default=1.0)
+    q = {w: idf.get(w, rare) for w in query}
+    s = {w: idf.get(w, rare) for w in symptom}
+    shared = sum(q[w] * s[w] for w in query & symptom)
+    norm = math.sqrt(sum(v * v for v in q.values()) * sum(v * v for v in s.values()))
+    return shared / norm if norm else 0.0
