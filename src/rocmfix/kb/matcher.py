@@ -194,6 +194,8 @@ class Matcher:
         )
         if context == "nvidia":
             fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= symptoms.THRESHOLD}
+        # An entry's excludes argue against it however it was found.
+        fuzzy = {k: v for k, v in fuzzy.items() if not self._excluded(k, candidates)}
         # A real error line that names a cause outranks any resemblance of phrasing.
         ceiling = 0.45 if any(m.confident for m in scored) else 1.0
         scored = _merge_symptoms(scored, symptoms.confidences(fuzzy, ceiling), self._by_id)
@@ -202,6 +204,10 @@ class Matcher:
         causes = tuple(m for m in scored if not m.entry.benign)
         benign = tuple(m for m in scored if m.entry.benign and m.confident)
         return Explanation(matches=causes, benign=benign, excerpt=excerpt, context=context)
+
+    def _excluded(self, entry_id: str, candidates: list[tuple[int, str, int, int]]) -> bool:
+        ce = next(c for c in self._entries if c.entry.id == entry_id)
+        return any(rx.search(c[1]) for rx in ce.excludes for c in candidates)
 
     def _benign_lines(self, candidates: list[tuple[int, str, int, int]]) -> set[int]:
         lines: set[int] = set()
