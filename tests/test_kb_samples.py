@@ -137,3 +137,10 @@ def test_a_vague_symptom_shared_by_several_causes_names_none_of_them() -> None:
     result = MATCHER.explain_text("torch.cuda.is_available() returns False")
     assert len(result.matches) >= 2
     assert not any(m.confident for m in result.matches)
+
+
+def test_the_line_that_names_the_cause_is_the_first_evidence() -> None:
+    log = "torch 2.5.1+rocm6.2, HIP 6.2.41133\nstep 1\nRuntimeError: HIP error: invalid device function\n"
+    top = MATCHER.explain_text(log).matches[0]
+    assert top.entry.id == "no-binary-for-gpu"
+    assert top.evidence[0].line == 3 and top.evidence[0].weight >= 0.8

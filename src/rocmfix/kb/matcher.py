@@ -264,9 +264,11 @@ class Matcher:
             strength /= 2
         if region_start and not in_region:
             strength *= 0.9
-        best = sorted(
-            {(e.line, e.text): e for e in evidence}.values(), key=lambda e: (-e.weight, e.line)
-        )
+        strongest: dict[int, Evidence] = {}  # per line, the signature that weighs most
+        for e in evidence:
+            if e.line not in strongest or e.weight > strongest[e.line].weight:
+                strongest[e.line] = e
+        best = sorted(strongest.values(), key=lambda e: (-e.weight, e.line))
         # Decisive lines first (what names the cause), then supporting ones, each in log order.
         chosen = sorted(best[:_MAX_EVIDENCE], key=lambda e: (e.weight < 0.5, e.line))
         return Match(
