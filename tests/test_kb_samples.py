@@ -144,3 +144,15 @@ def test_the_line_that_names_the_cause_is_the_first_evidence() -> None:
     top = MATCHER.explain_text(log).matches[0]
     assert top.entry.id == "no-binary-for-gpu"
     assert top.evidence[0].line == 3 and top.evidence[0].weight >= 0.8
+
+
+def test_a_mac_is_not_blamed_on_rocm() -> None:
+    text = (
+        "AssertionError: Torch not compiled with CUDA enabled\nI installed pytorch on my Mac laptop"
+    )
+    assert not [m for m in MATCHER.explain_text(text).matches if m.confident]
+    assert (
+        MATCHER.explain_text("AssertionError: Torch not compiled with CUDA enabled")
+        .matches[0]
+        .confident
+    )

@@ -9,8 +9,8 @@ Scoring, per entry:
   missing-database warning...) counts at a third of its weight for root causes.
 * **Excludes.** A matching exclude pattern divides the strength by four.
 * **Machine context.** A text that shows an NVIDIA machine (nvidia-smi output,
-  a GeForce name, CUDA-only launch hints) and nothing of ROCm halves every
-  confidence: a wrong confident answer costs a user hours.
+  a GeForce name, CUDA-only launch hints) or a Mac, and nothing of ROCm, halves
+  every confidence: a wrong confident answer costs a user hours.
 * **Symptoms.** Short hand-typed input is fuzzy-matched (rapidfuzz) against
   the entries' symptom phrasings; an ambiguous phrase (several entries close
   together) stays below 0.5.
@@ -51,7 +51,7 @@ _AMD_CONTEXT = re.compile(
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
 _NVIDIA_CONTEXT = re.compile(
-    r"NVIDIA-SMI|nvidia-smi|GeForce|Quadro|\bTesla [A-Z]?\d|\b[RG]TX ?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
+    r"NVIDIA-SMI|nvidia-smi|GeForce|Quadro|\bTesla [A-Z]?\d|\b[RG]TX[- ]?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
     r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
     r"CUDA Version: ?\d|NVIDIA driver version"
 )
@@ -342,11 +342,18 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
     return out
 
 
+# A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
+_APPLE_CONTEXT = re.compile(
+    r"\bmacOS\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
+    r"(?<![A-Za-z]:)/Users/[\w.-]+/|\.dylib\b"
+)
+
+
 def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
     amd = nvidia = False
     for _, text, _, _ in candidates:
         amd = amd or bool(_AMD_CONTEXT.search(text))
-        nvidia = nvidia or bool(_NVIDIA_CONTEXT.search(text))
+        nvidia = nvidia or bool(_NVIDIA_CONTEXT.search(text) or _APPLE_CONTEXT.search(text))
         if amd and nvidia:
             return "mixed"
     return "amd" if amd else "nvidia" if nvidia else "unknown"
