@@ -39,9 +39,22 @@ def test_builtin_kb_is_valid_and_covers_every_taxonomy_id() -> None:
 
 
 def test_every_builtin_entry_cites_an_authoritative_source() -> None:
-    authoritative = ("rocm.docs.amd.com", "github.com/ROCm/", "github.com/pytorch/", "docs.pytorch.org",
-                     "pytorch.org", "amd.com", "docs.nvidia.com", "kernel.org", "github.com/ROCmSoftwarePlatform/",
-                     "github.com/RadeonOpenCompute/", "wiki.ubuntu.com", "launchpad.net", "github.com/canonical/", "learn.microsoft.com")
+    authoritative = (
+        "rocm.docs.amd.com",
+        "github.com/ROCm/",
+        "github.com/pytorch/",
+        "docs.pytorch.org",
+        "pytorch.org",
+        "amd.com",
+        "docs.nvidia.com",
+        "kernel.org",
+        "github.com/ROCmSoftwarePlatform/",
+        "github.com/RadeonOpenCompute/",
+        "wiki.ubuntu.com",
+        "launchpad.net",
+        "github.com/canonical/",
+        "learn.microsoft.com",
+    )
     for entry in load_kb(use_cache=False).entries:
         if entry.benign:
             continue
@@ -114,3 +127,9 @@ def test_the_parse_cache_is_invalidated_when_the_yaml_changes(tmp_path: Path) ->
 
 def test_the_builtin_kb_path_exists() -> None:
     assert builtin_kb_path().is_file()
+
+
+def test_amd_weight_must_be_a_weight() -> None:
+    text = ENTRY.replace("weight: 0.9", "weight: 0.3\n        amd_weight: 2")
+    with pytest.raises(KbError, match="amd_weight"):
+        parse_kb_text(text, "kb.yaml")

@@ -156,3 +156,19 @@ def test_a_mac_is_not_blamed_on_rocm() -> None:
         .matches[0]
         .confident
     )
+
+
+@pytest.mark.parametrize(
+    ("context", "confident"),
+    [
+        ("", False),
+        ("AMD Radeon RX 7900 XTX, ROCm 6.2\n", True),
+        ("NVIDIA GeForce RTX 3090\n", False),
+    ],
+)
+def test_cuda_worded_messages_name_a_rocm_cause_only_on_an_amd_machine(
+    context: str, confident: bool
+) -> None:
+    result = MATCHER.explain_text(context + "RuntimeError: No CUDA GPUs are available")
+    top = result.matches[0] if result.matches else None
+    assert bool(top and top.confident and top.entry.id == "no-gpu-visible") is confident

@@ -8,6 +8,9 @@ Scoring, per entry:
 * **Benign lines.** A line that a ``benign`` entry claims decisively (MIOpen's
   missing-database warning...) counts at a third of its weight for root causes.
 * **Excludes.** A matching exclude pattern divides the strength by four.
+* **CUDA-worded messages.** ROCm builds of torch reuse CUDA's wording ("No CUDA
+  GPUs are available"); such a signature may carry an ``amd_weight`` that
+  applies only when the text shows an AMD machine and nothing of NVIDIA.
 * **Machine context.** A text that shows an NVIDIA machine (nvidia-smi output,
   a GeForce name, CUDA-only launch hints) or a Mac, and nothing of ROCm, halves
   every confidence: a wrong confident answer costs a user hours.
@@ -53,7 +56,8 @@ _AMD_CONTEXT = re.compile(
 _NVIDIA_CONTEXT = re.compile(
     r"NVIDIA-SMI|nvidia-smi|GeForce|Quadro|\bTesla [A-Z]?\d|\b[RG]TX[- ]?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
     r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
-    r"CUDA Version: ?\d|NVIDIA driver version"
+    r"CUDA Version: ?\d|NVIDIA driver version|NCCL version [\d.]+\+cuda|nvidia-nccl-cu\d+|_portable_nvidia|"
+    r"backends[\\/]nvidia"
 )
 
 # Values any entry's fixes may use, pulled from the whole input when the entry's
@@ -234,7 +238,7 @@ class Matcher:
             for line, text, count, last in candidates:
                 if not rx.search(text):
                     continue
-                weight = sig.weight
+                weight = sig.amd_weight if sig.amd_weight and context == "amd" else sig.weight
                 if line in benign_lines and not ce.entry.benign:
                     weight /= 3
                 ev = Evidence(
@@ -260,7 +264,7 @@ class Matcher:
             strength = min(strength, 0.3)  # supporting hints alone never make a cause
         if ce.excludes and any(rx.search(c[1]) for rx in ce.excludes for c in candidates):
             strength /= 4
-        if context == "nvidia":
+        if context == "nvidia" and not ce.entry.benign:  # harmless lines are harmless anywhere
             strength /= 2
         if region_start and not in_region:
             strength *= 0.9

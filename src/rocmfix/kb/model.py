@@ -29,6 +29,9 @@ class Signature:
     """0..1: >= 0.8 decisive; < 0.5 only supports a stronger hit."""
     literal: bool = False
     ignore_case: bool = False
+    amd_weight: float | None = None
+    """Weight when the text shows an AMD/ROCm machine and nothing of NVIDIA: for
+    CUDA-worded messages that ROCm builds print too ("No CUDA GPUs are available")."""
 
     @property
     def decisive(self) -> bool:

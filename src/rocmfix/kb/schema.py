@@ -103,8 +103,24 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
         raise _Invalid(
             f"'{field}[{pos}].weight' must be a number in (0, 1]", index, eid, (*where, "weight")
         )
+    amd_weight = raw.get("amd_weight")
+    if amd_weight is not None and (
+        not isinstance(amd_weight, (int, float))
+        or isinstance(amd_weight, bool)
+        or not 0 < amd_weight <= 1
+    ):
+        raise _Invalid(
+            f"'{field}[{pos}].amd_weight' must be a number in (0, 1]",
+            index,
+            eid,
+            (*where, "amd_weight"),
+        )
     return Signature(
-        pattern=pattern, weight=float(weight), literal=literal is not None, ignore_case=ignore_case
+        pattern=pattern,
+        weight=float(weight),
+        literal=literal is not None,
+        ignore_case=ignore_case,
+        amd_weight=float(amd_weight) if amd_weight is not None else None,
     )
 
 
