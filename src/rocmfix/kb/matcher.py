@@ -371,7 +371,10 @@ def _merge_symptoms(
         existing = by_id.get(eid)
         if existing is None:
             by_id[eid] = Match(entry=entries[eid], confidence=conf, evidence=(), via="symptom")
-        elif conf > existing.confidence:
+        elif min(conf, 0.45) > existing.confidence:
+            # The KB's own weight for a line that fired beats a resemblance of phrasing:
+            # a symptom may lift a weakly matched entry to "possibly related", no further.
+            conf = min(conf, 0.45)
             by_id[eid] = Match(
                 entry=existing.entry, confidence=conf, evidence=existing.evidence, via="symptom"
             )
