@@ -203,6 +203,11 @@ class Matcher:
         # A real error line that names a cause outranks any resemblance of phrasing.
         ceiling = 0.45 if any(m.confident for m in scored) else 1.0
         scored = _merge_symptoms(scored, symptoms.confidences(fuzzy, ceiling), self._by_id)
+        if excerpt.full_text is not None and len(excerpt.full_text) > symptoms.MAX_CHARS:
+            # A pasted report with prose: phrasing it contains is a weak hint, never a cause.
+            hints = self._symptoms.hints(excerpt.full_text)
+            hints = {k: 0.25 * v for k, v in hints.items() if not self._excluded(k, candidates)}
+            scored = _merge_symptoms(scored, hints, self._by_id)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
         causes = tuple(m for m in scored if not m.entry.benign)

@@ -63,6 +63,32 @@ class SymptomIndex:
                 scores[entry.id] = best
         return scores
 
+    def hints(self, text: str, minimum: float = 0.7) -> dict[str, float]:
+        """Entries whose symptom phrasing a longer text mostly contains (0..1).
+
+        For pastes too long for character similarity: the share of a symptom's
+        rarity-weighted words present anywhere in the text. Only ever a hint
+        ("possibly related"), never a cause by itself.
+        """
+        words = content_words(text)
+        if not words:
+            return {}
+        idf = self._idf
+        out: dict[str, float] = {}
+        for entry in self._entries:
+            best = 0.0
+            for symptom in entry.symptoms:
+                want = content_words(symptom)
+                if len(want) < 3:
+                    continue
+                total = sum(idf.get(w, 1.0) for w in want)
+                best = max(
+                    best, sum(idf.get(w, 1.0) for w in want & words) / total if total else 0.0
+                )
+            if best >= minimum:
+                out[entry.id] = best
+        return out
+
 
 def confidences(scores: Mapping[str, float], ceiling: float = 1.0) -> dict[str, float]:
     """Map resemblance scores to confidences; ambiguity and ``ceiling`` cap them."""
