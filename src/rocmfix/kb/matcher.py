@@ -56,7 +56,8 @@ _AMD_CONTEXT = re.compile(
 _NVIDIA_CONTEXT = re.compile(
     r"NVIDIA-SMI|nvidia-smi|GeForce|Quadro|\bTesla [A-Z]?\d|\b[RG]TX[- ]?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
     r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
-    r"CUDA Version: ?\d|NVIDIA driver version|NCCL version [\d.]+\+cuda|nvidia-nccl-cu\d+|_portable_nvidia|"
+    r"CUDA Version: ?\d|NVIDIA driver version|NCCL version [\d.]+\+cuda|nvidia-nccl-cu\d+|_portable_nvidia|library=cuda\b|"
+    r"error looking up nvidia GPU memory|\bnvmlDev \d+|"
     r"backends[\\/]nvidia"
 )
 
