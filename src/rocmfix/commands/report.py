@@ -60,7 +60,7 @@ def _host(args: argparse.Namespace) -> tuple[Any, str, str, bool]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocmfix import report
+    from rocmfix import report, report_markdown
 
     if args.yes and not args.out:
         raise InputError("--yes only makes sense with --out FILE")
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             "device serials and any secret in the log; do not post it publicly",
             file=sys.stderr,
         )
-    text = report.build(inp, redact=not args.no_redact)
+    text = report_markdown.build(inp, redact=not args.no_redact)
     if not args.out:
         sys.stdout.write(text)
         return int(ExitCode.OK)
