@@ -48,7 +48,8 @@ _MAX_CANDIDATES = 6000
 
 _AMD_CONTEXT = re.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
-    r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|\bAMD\b|directml|zluda",
+    r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|\bAMD\b|directml|zluda|"
+    r"\bRX ?\d{3,4}\b|\b[5-9]\d{2}0 ?XTX?\b",
     re.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
@@ -352,6 +353,10 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
     return out
 
 
+_NOT_AMD = re.compile(
+    r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A"
+)
+
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
 _APPLE_CONTEXT = re.compile(
     r"\bmacOS\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
@@ -362,7 +367,8 @@ _APPLE_CONTEXT = re.compile(
 def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
     amd = nvidia = False
     for _, text, _, _ in candidates:
-        amd = amd or bool(_AMD_CONTEXT.search(text))
+        # torch's environment report names ROCm even on CUDA builds ("... : N/A").
+        amd = amd or bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
         nvidia = nvidia or bool(_NVIDIA_CONTEXT.search(text) or _APPLE_CONTEXT.search(text))
         if amd and nvidia:
             return "mixed"
