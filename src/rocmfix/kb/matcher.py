@@ -58,7 +58,8 @@ _NVIDIA_CONTEXT = re.compile(
     r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|\b[RG]TX[- ]?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
     r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
     r"CUDA Version: ?\d|NVIDIA driver version|NCCL version [\d.]+\+cuda|nvidia-nccl-cu\d+|_portable_nvidia|library=cuda\b|"
-    r"error looking up nvidia GPU memory|\bnvmlDev \d+|\bNVIDIA \d{3}\.\d+|"
+    r"error looking up nvidia GPU memory|\bnvmlDev \d+|\bNVIDIA \d{3}\.\d+|\bCUDA\d+ buffer\b|"
+    r"(?i:\brtx ?\d{3,4}\b|\bh100\b)|"
     r"backends[\\/]nvidia"
 )
 
@@ -204,6 +205,9 @@ class Matcher:
         fuzzy = {k: v for k, v in fuzzy.items() if not self._excluded(k, candidates)}
         # A real error line that names a cause outranks any resemblance of phrasing.
         ceiling = 0.45 if any(m.confident for m in scored) else 1.0
+        # Typed text that names CUDA and nothing of AMD is not ours to call by resemblance.
+        if context != "amd" and _CUDA_WORD.search(excerpt.full_text or ""):
+            ceiling = 0.45
         scored = _merge_symptoms(scored, symptoms.confidences(fuzzy, ceiling), self._by_id)
         if excerpt.full_text is not None and len(excerpt.full_text) > symptoms.MAX_CHARS:
             # A pasted report with prose: phrasing it contains is a weak hint, never a cause.
@@ -353,6 +357,7 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
     return out
 
 
+_CUDA_WORD = re.compile(r"\bCUDA\b")
 _NOT_AMD = re.compile(
     r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A"
 )
