@@ -365,7 +365,15 @@ _NOT_AMD = re.compile(
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
 _APPLE_CONTEXT = re.compile(
     r"\bmacOS\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
-    r"(?<![A-Za-z]:)/Users/[\w.-]+/|\.dylib\b"
+    r"(?<![A-Za-z]:)/Users/[\w.-]+/|\.dylib\b|"
+    # Metal's own command-buffer reports and MPS-only wording (Apple GPUs only).
+    r"kIOGPUCommandBuffer\w*|Execution of the command buffer was aborted|Metal Performance Shaders|"
+    r"\bAGX\w*(?:Device|CommandBuffer)\b|\bPYTORCH_MPS_\w+|\bthe MPS device\b"
+)
+# An Intel GPU (XPU / IPEX / oneAPI Level Zero): not a ROCm machine either.
+_INTEL_CONTEXT = re.compile(
+    r"\bXPU out of memory\b|\btorch\.xpu\b|device=.?xpu\b|intel_extension_for_pytorch|\bipex\b|"
+    r"Intel\(R\) Arc\(TM\)|\blevel[_ ]zero\b|\bUR_RESULT_ERROR_\w+|\bc10_xpu\.dll\b"
 )
 
 
@@ -374,7 +382,11 @@ def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
     for _, text, _, _ in candidates:
         # torch's environment report names ROCm even on CUDA builds ("... : N/A").
         amd = amd or bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
-        nvidia = nvidia or bool(_NVIDIA_CONTEXT.search(text) or _APPLE_CONTEXT.search(text))
+        nvidia = nvidia or bool(
+            _NVIDIA_CONTEXT.search(text)
+            or _APPLE_CONTEXT.search(text)
+            or _INTEL_CONTEXT.search(text)
+        )
         if amd and nvidia:
             return "mixed"
     return "amd" if amd else "nvidia" if nvidia else "unknown"
