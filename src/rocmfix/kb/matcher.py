@@ -12,7 +12,8 @@ Scoring, per entry:
   GPUs are available"); such a signature may carry an ``amd_weight`` that
   applies only when the text shows an AMD machine and nothing of NVIDIA.
 * **Machine context.** A text that shows an NVIDIA machine (nvidia-smi output,
-  a GeForce name, CUDA-only launch hints) or a Mac, and nothing of ROCm, halves
+  a GeForce or datacenter name, NVIDIA driver packages, CUDA-only launch hints)
+  or a Mac, and nothing of ROCm, halves
   every confidence: a wrong confident answer costs a user hours.
 * **Symptoms.** Short hand-typed input is fuzzy-matched (rapidfuzz) against
   the entries' symptom phrasings; an ambiguous phrase (several entries close
@@ -48,14 +49,20 @@ _MAX_CANDIDATES = 6000
 
 _AMD_CONTEXT = re.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
-    r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|\bAMD\b|directml|zluda|"
+    r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
+    r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
     r"\bRX ?\d{3,4}\b|\b[5-9]\d{2}0 ?XTX?\b",
     re.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
 _NVIDIA_CONTEXT = re.compile(
-    r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|\b[RG]TX[- ]?\d{3,4}|\b[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|\b)|"
+    r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|(?<!Radeon )\b[RG]TX[- ]?\d{3,4}|(?<![A-Za-z0-9])[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|(?![A-Za-z0-9]))|"
+    r"(?<![A-Za-z0-9])(?:[VP]100|K80|A10G|L40S?|[GH]H200|B200|DGX)(?![A-Za-z0-9])|"
+    r"\bnvidia[-_](?:dkms|uvm|kernel|current|container|docker)|\bdkms/nvidia\b|\bnvidia/\d{3}\.\d|"
+    r"NVIDIA_VISIBLE_DEVICES|\bruntime: ?nvidia\b|--runtime[= ]nvidia\b|"
+    # A Mac named the way people type it ("on an M1 Mac", "mac M2").
+    r"\bM[1-5] (?:Pro |Max |Ultra )?Mac\b|(?<![A-Za-z])[Mm]ac ?M[1-5](?![0-9A-Za-z])|"
     r"CUDA_LAUNCH_BLOCKING|TORCH_USE_CUDA_DSA|cudaError\w+|CUBLAS_STATUS_|CUDNN_STATUS_|libcudnn|\bNVRM\b|"
     r"CUDA Version: ?\d|NVIDIA driver version|NCCL version [\d.]+\+cuda|nvidia-nccl-cu\d+|_portable_nvidia|library=cuda\b|"
     r"error looking up nvidia GPU memory|\bnvmlDev \d+|\bNVIDIA \d{3}\.\d+|\bCUDA\d+ buffer\b|"
