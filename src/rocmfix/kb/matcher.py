@@ -379,7 +379,7 @@ _APPLE_CONTEXT = re.compile(
 )
 # An Intel GPU (XPU / IPEX / oneAPI Level Zero): not a ROCm machine either.
 _INTEL_CONTEXT = re.compile(
-    r"\bXPU out of memory\b|\btorch\.xpu\b|device=.?xpu\b|intel_extension_for_pytorch|\bipex\b|"
+    r"\bXPU out of memory\b|\btorch\.xpu\b|device=.?xpu\b|intel_extension_for_pytorch|\b(?:ipex|IPEX)\b|"
     r"Intel\(R\) Arc\(TM\)|\blevel[_ ]zero\b|\bUR_RESULT_ERROR_\w+|\bc10_xpu\.dll\b"
 )
 
