@@ -75,7 +75,8 @@ def test_no_gpu_is_explained_from_the_build_flavour_devices_and_environment(
     ],
 )
 def test_a_decisive_stderr_line_names_its_kb_entry(line: str, kb_id: str) -> None:
-    assert text_kb_ids(["some noise", line])[0] == kb_id
+    # verify runs on the machine itself: the child reports an AMD GPU on the PCI bus
+    assert text_kb_ids(["some noise", line], amd_machine=True)[0] == kb_id
 
 
 def test_ordinary_warnings_name_no_kb_entry() -> None:
@@ -132,3 +133,9 @@ def test_the_stderr_tail_keeps_the_last_non_blank_lines_only() -> None:
         stage="init", kind=FailureKind.ERROR, message="x", stderr_lines=lines, tail=5
     )
     assert failure.stderr_tail == ("line 35", "line 36", "line 37", "line 38", "line 39")
+
+
+def test_a_cuda_worded_line_names_a_rocm_cause_only_when_the_child_saw_an_amd_gpu() -> None:
+    line = "RuntimeError: Found no NVIDIA driver on your system."
+    assert text_kb_ids([line], amd_machine=True) == ("cuda-build-on-amd",)
+    assert text_kb_ids([line], amd_machine=False) == ()

@@ -24,10 +24,12 @@ def _unique(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
-def text_kb_ids(lines: Iterable[str]) -> tuple[str, ...]:
+def text_kb_ids(lines: Iterable[str], amd_machine: bool = False) -> tuple[str, ...]:
     """KB ids the knowledge base names with confidence for the child's stderr.
 
     The same matcher as `rocmfix explain`, so verify and explain always agree.
+    ``amd_machine`` says what the child saw of the hardware (an AMD PCI device,
+    /dev/kfd): CUDA-worded lines that ROCm prints too then weigh as on AMD.
     A broken built-in KB costs the ids, never the verify report.
     """
     from rocmfix.errors import KbError
@@ -37,6 +39,8 @@ def text_kb_ids(lines: Iterable[str]) -> tuple[str, ...]:
     text = "\n".join(line for line in lines if line)
     if not text.strip():
         return ()
+    if amd_machine:
+        text = "[rocmfix verify] AMD GPU present (PCI vendor 0x1002)\n" + text
     try:
         result = matcher_for(load_kb()).explain_text(text)
     except KbError:
@@ -64,11 +68,18 @@ def _hides_devices(visible: Mapping[str, str]) -> bool:
     return any(name in visible for name in _VISIBLE_VARS)
 
 
+def _on_amd(facts: Mapping[str, Any]) -> bool:
+    return _AMD_VENDOR in (facts.get("pci_vendors") or ()) or facts.get("kfd") in (
+        "ok",
+        "no-access",
+    )
+
+
 def no_gpu_kb_ids(facts: Mapping[str, Any]) -> tuple[str, ...]:
     """Explain "torch sees no GPU" from the facts the child collected."""
     flavour = facts.get("flavour")
     visible = facts.get("visible") or {}
-    amd = _AMD_VENDOR in (facts.get("pci_vendors") or ()) or facts.get("kfd") in ("ok", "no-access")
+    amd = _on_amd(facts)
     ids: list[str] = []
     if flavour == "cpu":
         ids.append("cpu-only-build")
@@ -126,7 +137,7 @@ def build_failure(
     ids: list[str] = []
     if kind is FailureKind.NO_GPU:
         ids += no_gpu_kb_ids(facts or {})
-    ids += text_kb_ids([*stderr_lines, message])
+    ids += text_kb_ids([*stderr_lines, message], amd_machine=_on_amd(facts or {}))
     ids += kind_kb_ids(kind, stage, sig)
     if kind is not FailureKind.NO_GPU:
         ids += integrated_gpu_ids(devices)
