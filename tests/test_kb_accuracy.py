@@ -31,7 +31,7 @@ def test_heldout_reports_meet_the_accuracy_floor() -> None:
     report = evaluate(cases, load_kb())
     assert report["top1"] >= 0.86, report["misses"]
     assert report["top3"] >= 0.92, report["misses"]
-    assert report["unrelated_unmatched"] >= 0.90, report["misses"]
+    assert report["unrelated_unmatched"] >= 0.93, report["misses"]
 
 
 def test_the_development_set_meets_the_issue_targets() -> None:
