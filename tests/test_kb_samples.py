@@ -168,3 +168,17 @@ def test_cuda_worded_messages_name_a_rocm_cause_only_on_an_amd_machine(
     result = MATCHER.explain_text(context + "RuntimeError: No CUDA GPUs are available")
     top = result.matches[0] if result.matches else None
     assert bool(top and top.confident and top.entry.id == "no-gpu-visible") is confident
+
+
+def test_no_entry_lists_the_same_pattern_twice() -> None:
+    # a duplicated signature would count its line twice in the noisy-or
+    for entry in KB.entries:
+        for group in (entry.signatures, entry.excludes):
+            patterns = [s.pattern for s in group]
+            assert len(patterns) == len(set(patterns)), entry.id
+
+
+def test_every_fix_action_and_check_named_by_the_kb_exists() -> None:
+    from rocmfix.commands.kb import cross_check
+
+    assert cross_check(KB.entries) == []
