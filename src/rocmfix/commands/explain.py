@@ -79,7 +79,7 @@ def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # retur
         result = matcher.explain_stream(sys.stdin.buffer)
     else:
         result = matcher.explain_text(" ".join(args.text))
-    if result.excerpt.binary and not result.matches:
+    if result.excerpt.binary and not any(m.confident for m in result.matches):
         raise InputError("the input looks like binary data, not a text log")
     if result.excerpt.bytes == 0:
         raise InputError(
