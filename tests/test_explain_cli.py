@@ -90,7 +90,7 @@ def test_binary_garbage_is_refused_clearly(tmp_path: Path) -> None:
     path = tmp_path / "core"
     import random
 
-    # Random bytes can spell a weak hint ("wsl") by chance; only a confident match counts.
+    # Random bytes can spell a signature ("wsl") by chance: binary input is never explained.
     path.write_bytes(random.Random(7).randbytes(200_000) + b"wsl")
     proc = run_cli("explain", "--file", str(path))
     assert proc.returncode == 2 and b"binary" in proc.stderr and b"Traceback" not in proc.stderr

@@ -79,7 +79,9 @@ def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # retur
         result = matcher.explain_stream(sys.stdin.buffer)
     else:
         result = matcher.explain_text(" ".join(args.text))
-    if result.excerpt.binary and not any(m.confident for m in result.matches):
+    # Over 30% control bytes or invalid UTF-8 in the first block: a core file or an
+    # archive, not a log; any "match" in it would be chance.
+    if result.excerpt.binary:
         raise InputError("the input looks like binary data, not a text log")
     if result.excerpt.bytes == 0:
         raise InputError(
