@@ -29,17 +29,16 @@ def machine_params(host: Any) -> dict[str, str]:
 
 
 def confirm_with_checks(
-    result: Any, top: int, *, python: str, snapshot: str | None = None
+    result: Any, top: int, *, python: str | None, snapshot: str | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """Verdict per KB id of the top matches (``{id: {verdict, summary, fix, checks}}``)
     and the values read from the machine, to fill fixes the text could not."""
-    from rocmfix.host import LocalHost
+    from rocmfix.commands._target import pick_target
     from rocmfix.probes import CHECKS, run_checks
-    from rocmfix.snapshot import SnapshotHost
 
     matches = [m for m in result.matches[: max(top, 1)] if m.confidence > 0]
     ids = sorted({c for m in matches for c in m.entry.checks if c in CHECKS})
-    host = SnapshotHost(snapshot) if snapshot else LocalHost()
+    host, python = pick_target(snapshot, python)
     params = machine_params(host)
     if not matches or not ids:
         return {}, params

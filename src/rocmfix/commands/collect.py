@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 from rocmfix import __version__
-from rocmfix.commands.doctor import _positive, _python
+from rocmfix.commands._target import python_path
+from rocmfix.commands.doctor import _positive
 from rocmfix.errors import InputError
 
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--out {out}: exists and is not an empty directory", hint="choose a new directory"
         )
-    python = _python(args.python)
+    python = python_path(args.python)
     rec = RecordingHost(LocalHost())
     results = probes.run_checks(
         rec, python=python, timeout=args.timeout, want_torch=not args.no_torch

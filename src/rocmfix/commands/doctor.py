@@ -16,8 +16,6 @@ import sys
 import textwrap
 from typing import Any
 
-from rocmfix.errors import InputError
-
 MARKS = {
     "ok": ("✓", "green"),
     "warn": ("!", "yellow"),
@@ -72,29 +70,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _python(path: str | None) -> str:
-    if path is None:
-        return sys.executable
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        raise InputError(
-            f"--python {path}: not an executable file",
-            hint="give the path of your training env's python",
-        )
-    return path
-
-
 def run(args: argparse.Namespace) -> int:
     from rocmfix import probes
+    from rocmfix.commands._target import pick_target
 
-    if args.snapshot:
-        from rocmfix.snapshot import SnapshotHost
-
-        host: Any = SnapshotHost(args.snapshot)
-        python = args.python or host.python
-    else:
-        from rocmfix.host import LocalHost
-
-        host, python = LocalHost(), _python(args.python)
+    host, python = pick_target(args.snapshot, args.python)
     results = probes.run_checks(
         host,
         ids=args.check,

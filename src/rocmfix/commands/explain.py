@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         from rocmfix.commands._explain_check import confirm_with_checks
 
         checks, machine = confirm_with_checks(
-            result, args.top, python=args.python or sys.executable, snapshot=args.snapshot
+            result, args.top, python=args.python, snapshot=args.snapshot
         )
         result = with_machine_params(result, machine)
     code = ExitCode.OK if result.top else ExitCode.PROBLEMS_FOUND

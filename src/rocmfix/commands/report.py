@@ -47,16 +47,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _host(args: argparse.Namespace) -> tuple[Any, str, str, bool]:
+    from rocmfix.commands._target import pick_target
+
+    host, python = pick_target(args.snapshot, args.python)
     if args.snapshot:
-        from rocmfix.snapshot import SnapshotHost
-
-        host: Any = SnapshotHost(args.snapshot)
-        name = Path(args.snapshot).resolve().name
-        return host, args.python or host.python, f"snapshot {name}", False
-    from rocmfix.commands.doctor import _python
-    from rocmfix.host import LocalHost
-
-    return LocalHost(), _python(args.python), "this machine", True
+        return host, python, f"snapshot {Path(args.snapshot).resolve().name}", False
+    return host, python, "this machine", True
 
 
 def run(args: argparse.Namespace) -> int:
