@@ -7,7 +7,7 @@ as such rather than as "not in the group".
 
 from __future__ import annotations
 
-from rocmfix.host import Host
+from rocmfix.host import Host, OpenResult
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
 from rocmfix.probes.gpus import amd_pci_gpus
 from rocmfix.probes.system import container_kind, is_wsl
@@ -25,6 +25,38 @@ def group_members(host: Host) -> dict[str, tuple[int, set[str]]]:
     return out
 
 
+_NO_DEVICE_ERRNOS = frozenset({"ENOMEM", "ENODEV", "ENXIO", "EIO"})
+"""What /dev/kfd answers when KFD registered no device for the GPU (rocminfo then
+prints "Cannot allocate memory"); not a permission problem."""
+
+
+def container_run_fix(host: Host, what: str = "") -> str:
+    """The fix inside a container: the host's run line, with the device group as a number
+    (group names inside the image need not match the host's)."""
+    kind = container_kind(host) or "docker"
+    gids = []
+    for path in (KFD, *[f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]):
+        st = host.stat(path)
+        if st and st.gid != 0 and st.gid not in gids:
+            gids.append(st.gid)
+    groups = (
+        " ".join(f"--group-add {g}" for g in gids)
+        if gids
+        else "--group-add <gid of /dev/kfd on the host: stat -c %g /dev/kfd>"
+    )
+    if kind == "kubernetes":
+        ids = ", ".join(str(g) for g in gids) or "<gid of /dev/kfd on the host>"
+        return (
+            f"{what}Inside a pod this is fixed in the pod spec, not here: expose /dev/kfd and /dev/dri "
+            f"(the AMD GPU device plugin) and set securityContext.supplementalGroups: [{ids}]."
+        )
+    tool = "podman" if kind == "podman" else "docker"
+    return (
+        f"{what}Inside a container this is fixed on the host, not here: restart it with "
+        f"`{tool} run --device /dev/kfd --device /dev/dri {groups} ...`."
+    )
+
+
 @check("device-nodes", "GPU device nodes")
 def check_device_nodes(ctx: Context) -> CheckResult:
     host = ctx.host
@@ -35,20 +67,19 @@ def check_device_nodes(ctx: Context) -> CheckResult:
     renders = [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]
     nodes = [KFD, *renders]
     evidence = []
+    opened: dict[str, OpenResult] = {}
     for path in nodes:
         st = host.stat(path)
         if st:
+            opened[path] = host.open_rw(path)
             evidence.append(
-                ev(
-                    path,
-                    f"{st.permissions} {st.owner} {st.group}, open rw: "
-                    f"{'yes' if host.can_open_rw(path) else 'no'}",
-                )
+                ev(path, f"{st.permissions} {st.owner} {st.group}, open rw: {opened[path].describe()}")
             )
+    container = container_kind(host)
     if not host.exists(KFD):
         where = (
-            f"the {container_kind(host)} container was started without --device=/dev/kfd"
-            if container_kind(host)
+            f"the {container} container was started without --device /dev/kfd"
+            if container
             else "the amdgpu/KFD driver is not loaded"
         )
         if not ctx.gpus() and not amd_pci_gpus(host):
@@ -64,20 +95,48 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             f"/dev/kfd does not exist: {where}",
             evidence=evidence or [ev(KFD, "absent")],
             kb=["kfd-device-missing"],
-            fix="Pass --device=/dev/kfd --device=/dev/dri to the container."
-            if container_kind(host)
+            fix=container_run_fix(host)
+            if container
             else "Load amdgpu (see the amdgpu-module check).",
         )
-    blocked = [p for p in nodes if not host.can_open_rw(p)]
-    if blocked:
+    kfd = opened.get(KFD) or host.open_rw(KFD)
+    opened[KFD] = kfd
+    if kfd.errno in _NO_DEVICE_ERRNOS:
         return result(
             "device-nodes",
             Status.FAIL,
-            f"cannot open {', '.join(blocked)} read-write as {host.user}",
+            f"/dev/kfd exists but KFD has no usable GPU behind it (open: {kfd.errno})",
+            details="KFD answers ENOMEM/ENODEV when it registered no device: the GPU is not supported "
+            "by this kernel's KFD, lacks PCIe atomics, or failed to initialise. Groups do not help.",
             evidence=evidence,
-            kb=["kfd-permission-denied"],
-            ruled_out=["kfd-device-missing"],
-            fix="Add yourself to the render and video groups (see user-groups), then log out and in.",
+            kb=["kfd-device-missing"],
+            ruled_out=["kfd-permission-denied"],
+            fix="Read the kernel-log and gpu-list checks for why KFD left the GPU out.",
+        )
+    blocked = [p for p, r in opened.items() if not r.ok and r.known]
+    if blocked:
+        perm = [p for p in blocked if opened[p].permission or opened[p].errno is None]
+        if perm:
+            return result(
+                "device-nodes",
+                Status.FAIL,
+                f"cannot open {', '.join(perm)} read-write as {host.user}"
+                + (" (permission denied)" if any(opened[p].permission for p in perm) else ""),
+                evidence=evidence,
+                kb=["kfd-permission-denied"],
+                ruled_out=["kfd-device-missing"],
+                fix=container_run_fix(host)
+                if container
+                else "Add yourself to the render and video groups (see user-groups), then log out and in.",
+            )
+        return result(
+            "device-nodes",
+            Status.FAIL,
+            f"cannot open {', '.join(blocked)}: {opened[blocked[0]].describe()}",
+            evidence=evidence,
+            kb=["kfd-device-missing"],
+            ruled_out=["kfd-permission-denied"],
+            fix="Read the kernel-log check for amdgpu errors on that device.",
         )
     if not renders:
         return result(
@@ -86,7 +145,15 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             "/dev/kfd present but no /dev/dri/renderD* node",
             evidence=evidence,
             kb=["kfd-device-missing"],
-            fix="Pass --device=/dev/dri too, or check that amdgpu created the render nodes.",
+            fix=container_run_fix(host) if container else "Check that amdgpu created the render nodes (kernel-log).",
+        )
+    if not all(r.known for r in opened.values()):
+        return result(
+            "device-nodes",
+            Status.SKIP,
+            f"/dev/kfd and {len(renders)} render node(s) exist; whether they open was not recorded",
+            evidence=evidence,
+            ruled_out=["kfd-device-missing"],
         )
     return result(
         "device-nodes",
@@ -138,11 +205,16 @@ def check_user_groups(ctx: Context) -> CheckResult:
             f"{host.user} was added to {', '.join(stale)} but this session predates it (log out and in)",
             evidence=evidence,
             kb=["kfd-permission-denied"],
-            fix="Log out and back in (or reboot); `newgrp render` works for one shell.",
+            fix=container_run_fix(host)
+            if container_kind(host)
+            else "Log out and back in (or reboot); `newgrp render` works for one shell.",
         )
     if absent:
-        kfd_open = host.exists(KFD) and host.can_open_rw(KFD)
-        status = Status.WARN if kfd_open else Status.FAIL
+        kfd_res = host.open_rw(KFD) if host.exists(KFD) else None
+        kfd_open = kfd_res is not None and kfd_res.ok
+        # /dev/kfd refusing for another reason (ENOMEM: no KFD device) is not the groups' fault.
+        not_groups = kfd_res is not None and kfd_res.errno in _NO_DEVICE_ERRNOS
+        status = Status.WARN if kfd_open or not_groups else Status.FAIL
         return result(
             "user-groups",
             status,
@@ -151,8 +223,10 @@ def check_user_groups(ctx: Context) -> CheckResult:
             if kfd_open
             else "",
             evidence=evidence,
-            kb=[] if kfd_open else ["kfd-permission-denied"],
-            fix=f"sudo usermod -aG {','.join(absent)} {host.user}, then log out and in.",
+            kb=[] if kfd_open or not_groups else ["kfd-permission-denied"],
+            fix=container_run_fix(host)
+            if container_kind(host)
+            else f"sudo usermod -aG {','.join(absent)} {host.user}, then log out and in.",
         )
     return result(
         "user-groups",

@@ -78,6 +78,8 @@ def run_checks(
         ProbeError: An id is not a known check.
     """
     selected = _select(ids)
+    # A snapshot collected with --no-torch replays as collect ran: torch checks skip.
+    want_torch = want_torch and getattr(host, "torch_recorded", True)
     needs_torch = want_torch and any(CHECKS[i].needs_torch or i in _USES_TORCH for i in selected)
     ctx = Context(
         host, python, timeout=timeout, torch_timeout=torch_timeout, want_torch=needs_torch
