@@ -171,25 +171,63 @@ def gpu_agents(ctx: Context) -> tuple[Agent, ...]:
     return tuple(a for a in parse_rocminfo(res.stdout) if a.device_type == "GPU")
 
 
+# rocminfo.cc CheckInitialState prints "Unable to open /dev/kfd read-write: <strerror(errno)>":
+# the errno names the cause (EACCES: groups; ENOENT: no node; ENOMEM/ENODEV: KFD has no device).
+_KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write: ([^\n]+)")
+_KFD_OPEN_CAUSES = (
+    ("Permission denied", "permission denied", "kfd-permission-denied"),
+    ("Operation not permitted", "operation not permitted", "kfd-permission-denied"),
+    ("No such file or directory", "no /dev/kfd node", "kfd-device-missing"),
+    ("Cannot allocate memory", "KFD has no device for the GPU (ENOMEM)", "kfd-device-missing"),
+    ("No such device", "KFD has no device for the GPU (ENODEV)", "kfd-device-missing"),
+)
 _ROCMINFO_FAILURES = (
-    (
-        "Permission denied",
-        "rocminfo cannot open /dev/kfd: permission denied",
-        "kfd-permission-denied",
-    ),
-    ("Unable to open /dev/kfd", "rocminfo cannot open /dev/kfd", "kfd-device-missing"),
     (
         "ROCk module is NOT",
         "rocminfo: the amdgpu (ROCk) module is not loaded or not live",
         "kfd-device-missing",
     ),
-    (
-        "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
-        "rocminfo: HSA init failed (out of resources)",
-        "kfd-permission-denied",
-    ),
     ("is invalid", "rocminfo rejects HSA_OVERRIDE_GFX_VERSION", "no-gpu-visible"),
 )
+# ROCr's Runtime::Acquire turns any failed start (KFD not opened, no agent) into
+# HSA_STATUS_ERROR_OUT_OF_RESOURCES, printed by name or as its number 4104 by old
+# rocminfo builds ("Call returned 4104"): a hint that HSA did not start, never a cause.
+_OUT_OF_RESOURCES = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|Call returned 4104\b")
+
+
+def _rocminfo_failure(text: str) -> CheckResult | None:
+    m = _KFD_OPEN.search(text)
+    if m:
+        reason = m.group(1).strip()
+        for needle, what, kb in _KFD_OPEN_CAUSES:
+            if needle in reason:
+                return result(
+                    "rocminfo",
+                    Status.FAIL,
+                    f"rocminfo cannot open /dev/kfd: {what}",
+                    evidence=[ev("rocminfo", m.group(0))],
+                    kb=[kb],
+                    ruled_out=["kfd-permission-denied"] if kb != "kfd-permission-denied" else [],
+                )
+    for needle, summary, kb in _ROCMINFO_FAILURES:
+        if needle in text:
+            hits = [line.strip() for line in text.splitlines() if needle in line]
+            return result(
+                "rocminfo", Status.FAIL, summary, evidence=[ev("rocminfo", hits[0])], kb=[kb]
+            )
+    hit = _OUT_OF_RESOURCES.search(text)
+    if hit:
+        line = next(ln.strip() for ln in text.splitlines() if _OUT_OF_RESOURCES.search(ln))
+        return result(
+            "rocminfo",
+            Status.WARN,
+            "rocminfo: the HSA runtime did not start (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+            details="ROCr reports OUT_OF_RESOURCES (4104) for any failed start, usually /dev/kfd not "
+            "opening or no usable GPU; it is not about memory. The device-nodes and kernel-log checks "
+            "say which.",
+            evidence=[ev("rocminfo", line)],
+        )
+    return None
 
 
 @check("rocminfo", "rocminfo")
@@ -230,12 +268,9 @@ def check_rocminfo(ctx: Context) -> CheckResult:
             evidence=evidence,
             kb=["wsl-limitations"],
         )
-    for needle, summary, kb in _ROCMINFO_FAILURES:
-        if needle in text:
-            hits = [line.strip() for line in text.splitlines() if needle in line]
-            return result(
-                "rocminfo", Status.FAIL, summary, evidence=[ev("rocminfo", hits[0])], kb=[kb]
-            )
+    failure = _rocminfo_failure(text)
+    if failure is not None:
+        return failure
     return result(
         "rocminfo",
         Status.FAIL,
