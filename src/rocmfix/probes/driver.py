@@ -143,6 +143,8 @@ def _dkms_lines(text: str) -> list[str]:
 @check("dkms-status", "amdgpu-dkms build")
 def check_dkms(ctx: Context) -> CheckResult:
     res = ctx.host.run(["dkms", "status"], timeout=ctx.timeout)
+    if res.unrecorded:
+        return result("dkms-status", Status.SKIP, "`dkms status` was not recorded in this snapshot")
     if res.missing:
         return result("dkms-status", Status.SKIP, "dkms is not installed (inbox driver)")
     if res.timed_out:

@@ -239,6 +239,10 @@ def secure_boot_state(ctx: Context) -> tuple[bool | None, str]:
     raw = ctx.host.read_text(_SB_VAR)
     if raw:
         return raw[-1] == "\x01", f"{_SB_VAR}: {ord(raw[-1])}"
+    knows = getattr(ctx.host, "knows", None)
+    if knows is not None and not knows("/sys/firmware/efi"):
+        # A snapshot that never looked at /sys/firmware/efi says nothing about the boot mode.
+        return None, "/sys/firmware/efi was not recorded in this snapshot"
     if not ctx.host.exists("/sys/firmware/efi"):
         return False, "/sys/firmware/efi absent (legacy BIOS boot)"
     return None, text or "mokutil unavailable and efivars unreadable"
