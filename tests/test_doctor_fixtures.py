@@ -40,7 +40,11 @@ EXPECTED: dict[str, tuple[set[str], set[str], str | None]] = {
         {"env-other"},
         "rocm-library-version-mismatch",
     ),
-    "rx580-gfx803": ({"gpu-arch-vs-torch", "math-libs-for-gfx"}, set(), "no-binary-for-gpu"),
+    "rx580-gfx803": (
+        {"gpu-arch-vs-torch", "math-libs-for-gfx"},
+        set(),
+        "unsupported-gpu-architecture",
+    ),
     "amdgpu-not-loaded": (
         {"amdgpu-module", "gpu-list", "device-nodes", "rocminfo", "torch-build"},
         set(),

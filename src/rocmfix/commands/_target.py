@@ -1,27 +1,85 @@
 """Which machine and which interpreter a command looks at.
 
 `doctor`, `report` and `explain --check` all read either this machine or a
-snapshot from `rocmfix collect`, and probe the torch of `--python` (default:
-the interpreter running rocmfix; for a snapshot, the one it recorded).
+snapshot from `rocmfix collect`, and probe the torch of `--python`. Without
+it the target is the user's environment, not rocmfix's own: installed with
+pipx or `uv tool`, rocmfix runs from a venv that has no torch while the
+user's training venv is active. So the default is the active environment
+(``$VIRTUAL_ENV``, then ``$CONDA_PREFIX``), then the ``python3`` on PATH when
+it has torch, then the interpreter running rocmfix; for a snapshot, the one it
+recorded. ``python_choice`` says which and why, so every command can print it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from rocmfix.errors import InputError
 
 
+_LAST_WHY: dict[str, str] = {}
+_HAS_TORCH = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 3)"
+
+
+def _env_python(prefix: str) -> str | None:
+    for name in ("bin/python", "bin/python3"):
+        cand = os.path.join(prefix, name)
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def _has_torch(python: str) -> bool:
+    try:
+        done = subprocess.run(
+            [python, "-c", _HAS_TORCH],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def default_python(env: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """``(interpreter, why)``: the user's active environment, else ``python3`` on PATH
+    when it has torch, else the interpreter running rocmfix."""
+    env = os.environ if env is None else env
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        prefix = env.get(var)
+        found = _env_python(prefix) if prefix else None
+        if found:
+            return found, f"the active environment (${var})"
+    on_path = shutil.which("python3", path=env.get("PATH"))
+    if on_path and os.path.realpath(on_path) != os.path.realpath(sys.executable):
+        if _has_torch(on_path):
+            return on_path, "python3 on PATH (it has torch)"
+    return sys.executable, "the interpreter running rocmfix (no active environment with torch)"
+
+
+def python_choice(python: str) -> str:
+    """Why ``python`` was the one probed (for the checklist header and JSON)."""
+    return _LAST_WHY.get(python, "--python")
+
+
 def python_path(path: str | None) -> str:
-    """``path`` if it is an executable file; this interpreter when None.
+    """``path`` if it is an executable file; the default target (``default_python``) when None.
 
     Raises:
         InputError: the path is not an executable file.
     """
     if path is None:
-        return sys.executable
+        chosen, why = default_python()
+        _LAST_WHY[chosen] = why
+        return chosen
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise InputError(
             f"--python {path}: not an executable file",
@@ -36,6 +94,8 @@ def pick_target(snapshot: str | None, python: str | None) -> tuple[Any, str]:
         from rocmfix.snapshot import SnapshotHost
 
         host = SnapshotHost(snapshot)
+        if not python:
+            _LAST_WHY[host.python] = "the interpreter recorded in the snapshot"
         return host, python or host.python
     from rocmfix.host import LocalHost
 

@@ -26,7 +26,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--out", required=True, metavar="DIR", help="directory to write (must be new or empty)"
     )
     parser.add_argument(
-        "--python", metavar="PATH", help="interpreter whose torch to probe (default: this one)"
+        "--python",
+        metavar="PATH",
+        help="interpreter whose torch to probe (default: the active venv/conda env, else python3 "
+        "on PATH if it has torch, else rocmfix's own)",
     )
     parser.add_argument("--no-torch", action="store_true", help="do not probe torch")
     parser.add_argument(

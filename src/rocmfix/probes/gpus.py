@@ -211,7 +211,7 @@ def check_gpu_list(ctx: Context) -> CheckResult:
                 details="\n".join(lines),
                 evidence=evidence,
                 kb=["unsupported-gpu-architecture"],
-                ruled_out=["kfd-device-missing"],
+                ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
                 fix="Current ROCm and PyTorch builds have no code for this GPU; use an older ROCm stack "
                 "that supported it, or another GPU.",
             )
@@ -223,7 +223,7 @@ def check_gpu_list(ctx: Context) -> CheckResult:
             details="\n".join(lines),
             evidence=evidence,
             kb=["rocm-too-old-for-gpu"] if where == "newer" else [],
-            ruled_out=["kfd-device-missing"],
+            ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
         )
     return result(
         "gpu-list",
@@ -231,7 +231,9 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         f"{len(gpus)} GPU(s): {summary}",
         details="\n".join(lines),
         evidence=evidence,
-        ruled_out=["kfd-device-missing"],
+        # KFD registered the GPUs; /dev/kfd itself may still be absent (a container started
+        # without --device /dev/kfd sees the host's sysfs), so only its presence rules it out.
+        ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
     )
 
 
