@@ -111,7 +111,11 @@ class OpenResult:
         if not self.errno:
             return "no"
         code = getattr(errno_mod, self.errno, None)
-        return f"no ({self.errno}: {os.strerror(code)})" if isinstance(code, int) else f"no ({self.errno})"
+        return (
+            f"no ({self.errno}: {os.strerror(code)})"
+            if isinstance(code, int)
+            else f"no ({self.errno})"
+        )
 
 
 def open_result_from_record(ok: object, errno: object = None) -> OpenResult:

@@ -245,6 +245,7 @@ class SnapshotHost:
                     str(entry.get("stderr") or ""),
                     timed_out=bool(entry.get("timed_out")),
                     missing=bool(entry.get("missing")),
+                    unrecorded=bool(entry.get("unrecorded")),
                 )
         return CommandResult(
             None, "", f"{argv[0]}: not recorded in this snapshot", missing=True, unrecorded=True

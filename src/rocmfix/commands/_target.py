@@ -21,7 +21,6 @@ from typing import Any
 
 from rocmfix.errors import InputError
 
-
 _LAST_WHY: dict[str, str] = {}
 _HAS_TORCH = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 3)"
 
@@ -59,9 +58,12 @@ def default_python(env: Mapping[str, str] | None = None) -> tuple[str, str]:
         if found:
             return found, f"the active environment (${var})"
     on_path = shutil.which("python3", path=env.get("PATH"))
-    if on_path and os.path.realpath(on_path) != os.path.realpath(sys.executable):
-        if _has_torch(on_path):
-            return on_path, "python3 on PATH (it has torch)"
+    if (
+        on_path
+        and os.path.realpath(on_path) != os.path.realpath(sys.executable)
+        and _has_torch(on_path)
+    ):
+        return on_path, "python3 on PATH (it has torch)"
     return sys.executable, "the interpreter running rocmfix (no active environment with torch)"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rocmfix.host import Host, OpenResult
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
-from rocmfix.probes.gpus import amd_pci_gpus
+from rocmfix.probes.gpus import amd_pci_gpus, pci_without_kfd
 from rocmfix.probes.system import container_kind, is_wsl
 
 KFD = "/dev/kfd"
@@ -30,15 +30,37 @@ _NO_DEVICE_ERRNOS = frozenset({"ENOMEM", "ENODEV", "ENXIO", "EIO"})
 prints "Cannot allocate memory"); not a permission problem."""
 
 
+_OVERFLOW_GID = 65534
+"""The kernel's overflow gid: what a group outside the user namespace looks like (nogroup)."""
+
+
 def container_run_fix(host: Host, what: str = "") -> str:
     """The fix inside a container: the host's run line, with the device group as a number
     (group names inside the image need not match the host's)."""
     kind = container_kind(host) or "docker"
     gids = []
-    for path in (KFD, *[f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]):
+    for path in (
+        KFD,
+        *[f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")],
+    ):
         st = host.stat(path)
         if st and st.gid != 0 and st.gid not in gids:
             gids.append(st.gid)
+    if _OVERFLOW_GID in gids:
+        # The device's group is not mapped into this user namespace (rootless podman or docker):
+        # a numeric --group-add cannot name it; podman passes the caller's groups through.
+        how = (
+            "`podman run --device /dev/kfd --device /dev/dri --group-add keep-groups ...` "
+            "(crun runtime, as a user in the device's group on the host; containers/podman#10166)"
+            if kind == "podman"
+            else "a rootful `docker run --device /dev/kfd --device /dev/dri --group-add <gid of "
+            "/dev/kfd on the host: stat -c %g /dev/kfd> ...`: rootless docker cannot map the host's "
+            "device group"
+        )
+        return (
+            f"{what}Inside this container the devices' group is unmapped (it shows as nogroup), so "
+            f"no group change inside helps; restart it with {how}."
+        )
     groups = (
         " ".join(f"--group-add {g}" for g in gids)
         if gids
@@ -73,13 +95,21 @@ def check_device_nodes(ctx: Context) -> CheckResult:
         if st:
             opened[path] = host.open_rw(path)
             evidence.append(
-                ev(path, f"{st.permissions} {st.owner} {st.group}, open rw: {opened[path].describe()}")
+                ev(
+                    path,
+                    f"{st.permissions} {st.owner} {st.group}, open rw: {opened[path].describe()}",
+                )
             )
     container = container_kind(host)
+    knows = getattr(host, "knows", None)
+    if knows is not None and not knows(KFD):
+        return result("device-nodes", Status.SKIP, "/dev/kfd was not recorded in this snapshot")
     if not host.exists(KFD):
         where = (
             f"the {container} container was started without --device /dev/kfd"
             if container
+            else "amdgpu is loaded but KFD created no device for the GPU"
+            if host.exists("/sys/module/amdgpu")
             else "the amdgpu/KFD driver is not loaded"
         )
         if not ctx.gpus() and not amd_pci_gpus(host):
@@ -145,7 +175,9 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             "/dev/kfd present but no /dev/dri/renderD* node",
             evidence=evidence,
             kb=["kfd-device-missing"],
-            fix=container_run_fix(host) if container else "Check that amdgpu created the render nodes (kernel-log).",
+            fix=container_run_fix(host)
+            if container
+            else "Check that amdgpu created the render nodes (kernel-log).",
         )
     if not all(r.known for r in opened.values()):
         return result(
@@ -155,12 +187,16 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             evidence=evidence,
             ruled_out=["kfd-device-missing"],
         )
+    # Open nodes rule out a missing device only when KFD registered every AMD GPU.
+    every_gpu = not pci_without_kfd(host, ctx.gpus())
     return result(
         "device-nodes",
         Status.OK,
         f"/dev/kfd and {len(renders)} render node(s) open read-write",
         evidence=evidence,
-        ruled_out=["kfd-device-missing", "kfd-permission-denied"],
+        ruled_out=["kfd-device-missing", "kfd-permission-denied"]
+        if every_gpu
+        else ["kfd-permission-denied"],
     )
 
 
@@ -180,6 +216,13 @@ def _needed_groups(host: Host) -> list[str]:
 def check_user_groups(ctx: Context) -> CheckResult:
     host = ctx.host
     if host.uid == 0:
+        if container_kind(host) and host.exists(KFD) and not host.open_rw(KFD).ok:
+            # Root inside a container is bound by the run line (device cgroup, user namespace).
+            return result(
+                "user-groups",
+                Status.SKIP,
+                "root in a container: access to /dev/kfd is decided by how it was started",
+            )
         return result(
             "user-groups", Status.OK, "running as root", ruled_out=["kfd-permission-denied"]
         )
@@ -212,8 +255,9 @@ def check_user_groups(ctx: Context) -> CheckResult:
     if absent:
         kfd_res = host.open_rw(KFD) if host.exists(KFD) else None
         kfd_open = kfd_res is not None and kfd_res.ok
-        # /dev/kfd refusing for another reason (ENOMEM: no KFD device) is not the groups' fault.
-        not_groups = kfd_res is not None and kfd_res.errno in _NO_DEVICE_ERRNOS
+        # /dev/kfd refusing for another reason (ENOMEM: no KFD device), or not there at all,
+        # is not the groups' fault: say it, but confirm nothing.
+        not_groups = kfd_res is None or kfd_res.errno in _NO_DEVICE_ERRNOS
         status = Status.WARN if kfd_open or not_groups else Status.FAIL
         return result(
             "user-groups",

@@ -132,7 +132,9 @@ def check_amdgpu_module(ctx: Context) -> CheckResult:
         Status.OK,
         f"amdgpu loaded ({origin})",
         evidence=evidence,
-        ruled_out=["amdgpu-dkms-build-failure"] if not version else (),
+        # The DKMS module loaded and live rules its build out; the inbox driver running proves
+        # nothing (a DKMS build that failed for this kernel leaves exactly that).
+        ruled_out=["amdgpu-dkms-build-failure"] if version else (),
     )
 
 
@@ -194,7 +196,9 @@ def _kernel_log(ctx: Context) -> tuple[str | None, str]:
     return None, "dmesg and journalctl -k are not readable (try sudo)"
 
 
-_DID = re.compile(r"DID ([0-9a-f]{4}) is missing|skipped device [0-9a-f]+:([0-9a-f]+), PCI rejects", re.I)
+_DID = re.compile(
+    r"DID ([0-9a-f]{4}) is missing|skipped device [0-9a-f]+:([0-9a-f]+), PCI rejects", re.I
+)
 _NAMED = re.compile(r"(?:GC IP ([0-9a-f]{6})|\b([A-Z][A-Z0-9_]+))\s+(?:VF\s+)?not supported in kfd")
 
 
@@ -213,7 +217,10 @@ def _kfd_rejection(lines: list[str]) -> tuple[list[str], str]:
         if gfx and facts.gfx_unsupported(gfx):
             return ["unsupported-gpu-architecture"], f"{gfx}: no current ROCm supports it"
         if n and n.group(1):
-            return [], "the GPU is newer than this kernel's KFD (a newer kernel or amdgpu-dkms adds it)"
+            return (
+                [],
+                "the GPU is newer than this kernel's KFD (a newer kernel or amdgpu-dkms adds it)",
+            )
     return [], ""
 
 

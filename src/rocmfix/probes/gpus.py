@@ -135,6 +135,16 @@ def pci_chip(host: Host, slot: str) -> tuple[int | None, facts.PciChip | None]:
     return did, facts.chip_for_pci_id(did) if did is not None else None
 
 
+def pci_without_kfd(host: Host, gpus: tuple[Gpu, ...]) -> tuple[str, ...]:
+    """AMD PCI GPUs that KFD did not register (no topology node carries their slot)."""
+    if not gpus:
+        return amd_pci_gpus(host)
+    slots = {g.pci_slot for g in gpus if g.pci_slot}
+    if not slots:
+        return ()
+    return tuple(s for s in amd_pci_gpus(host) if s not in slots)
+
+
 @check("gpu-list", "AMD GPUs")
 def check_gpu_list(ctx: Context) -> CheckResult:
     from rocmfix.probes.system import is_wsl
@@ -201,6 +211,21 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         for g in gpus
     ]
     summary = ", ".join(f"{g.gfx}{' (iGPU)' if g.integrated else ''}" for g in gpus)
+    left_out = pci_without_kfd(ctx.host, gpus)
+    if left_out:
+        chip = chips.get(left_out[0], (None, None))[1]
+        what = f"{chip.name} ({chip.gfx})" if chip else "AMD GPU"
+        return result(
+            "gpu-list",
+            Status.WARN,
+            f"{summary}; the {what} at {left_out[0]} has no KFD node (KFD left it out)",
+            details="\n".join(lines),
+            evidence=evidence,
+            kb=["unsupported-gpu-architecture"]
+            if chip and facts.gfx_unsupported(chip.gfx)
+            else ["kfd-device-missing"],
+            fix="See the kernel-log check for why KFD skipped it.",
+        )
     if unknown:
         where = facts.gfx_outside_table(unknown[0].gfx)
         if where == "older":

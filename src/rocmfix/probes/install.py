@@ -38,7 +38,10 @@ def _install_versions(host: Host, root: str) -> tuple[tuple[str, str], ...]:
         found.append((f"{root}/.info/version", info.split("-")[0]))
     # AMD's packages keep rocm_version.h in include/rocm-core/; Fedora and openSUSE ship it as
     # /usr/include/rocm_version.h (rocm-core-devel; pytorch/pytorch#149805).
-    for header_path in (f"{root}/include/rocm-core/rocm_version.h", f"{root}/include/rocm_version.h"):
+    for header_path in (
+        f"{root}/include/rocm-core/rocm_version.h",
+        f"{root}/include/rocm_version.h",
+    ):
         parts = dict(_VERSION_H.findall(host.read_text(header_path) or ""))
         if len(parts) == 3:
             found.append((header_path, f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}"))

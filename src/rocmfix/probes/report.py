@@ -25,7 +25,9 @@ EXPLAINS: dict[str, frozenset[str]] = {
     "unsupported-gpu-architecture": frozenset(
         {"kfd-device-missing", "no-gpu-visible", "no-binary-for-gpu", "rocblas-tensile-missing"}
     ),
-    "rocm-too-old-for-gpu": frozenset({"kfd-device-missing", "no-gpu-visible", "no-binary-for-gpu"}),
+    "rocm-too-old-for-gpu": frozenset(
+        {"kfd-device-missing", "no-gpu-visible", "no-binary-for-gpu"}
+    ),
     "wsl-limitations": frozenset({"kfd-device-missing", "no-gpu-visible"}),
     "kfd-device-missing": frozenset({"no-gpu-visible"}),
     "kfd-permission-denied": frozenset({"no-gpu-visible"}),

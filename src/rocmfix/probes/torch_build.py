@@ -15,14 +15,13 @@ from rocmfix.probes.mathlibs import effective_gfx, gfx_in_names, kernel_files, m
 from rocmfix.probes.system import is_wsl
 from rocmfix.torch_probe import TorchProbe
 
-
 # AMD's WSL guide for PyTorch deletes the wheel's libhsa-runtime64.so* from torch/lib and puts
 # the WSL runtime from /opt/rocm/lib in its place
 # (https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/install/wsl/install-pytorch.html).
 WSL_RUNTIME_FIX = (
     "Install AMD's WSL ROCm runtime, then replace torch's bundled runtime with it: "
     "cd $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')/lib && "
-    "rm libhsa-runtime64.so* && cp \"$(readlink -f /opt/rocm/lib/libhsa-runtime64.so)\" libhsa-runtime64.so"
+    'rm libhsa-runtime64.so* && cp "$(readlink -f /opt/rocm/lib/libhsa-runtime64.so)" libhsa-runtime64.so'
 )
 
 
