@@ -90,8 +90,13 @@ def python_path(path: str | None) -> str:
     return path
 
 
-def pick_target(snapshot: str | None, python: str | None) -> tuple[Any, str]:
-    """``(host, python)``: a SnapshotHost for ``snapshot``, else this machine."""
+def pick_target(
+    snapshot: str | None, python: str | None, *, want_torch: bool = True
+) -> tuple[Any, str]:
+    """``(host, python)``: a SnapshotHost for ``snapshot``, else this machine.
+
+    With ``want_torch=False`` no interpreter is looked for (``--no-torch`` must start fast).
+    """
     if snapshot:
         from rocmfix.snapshot import SnapshotHost
 
@@ -101,4 +106,6 @@ def pick_target(snapshot: str | None, python: str | None) -> tuple[Any, str]:
         return host, python or host.python
     from rocmfix.host import LocalHost
 
+    if python is None and not want_torch:
+        return LocalHost(), sys.executable
     return LocalHost(), python_path(python)

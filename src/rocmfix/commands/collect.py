@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--out {out}: exists and is not an empty directory", hint="choose a new directory"
         )
-    python = python_path(args.python)
+    python = python_path(args.python) if args.python or not args.no_torch else sys.executable
     rec = RecordingHost(LocalHost())
     results = probes.run_checks(
         rec, python=python, timeout=args.timeout, want_torch=not args.no_torch

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from rocmfix import probes
     from rocmfix.commands._target import pick_target, python_choice
 
-    host, python = pick_target(args.snapshot, args.python)
+    host, python = pick_target(args.snapshot, args.python, want_torch=not args.no_torch)
     probed = not args.no_torch and getattr(host, "torch_recorded", True)
     results = probes.run_checks(
         host,

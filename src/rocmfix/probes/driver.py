@@ -190,9 +190,12 @@ def _kernel_log(ctx: Context) -> tuple[str | None, str]:
     res = ctx.host.run(["dmesg"], timeout=ctx.timeout)
     if res.ok and res.stdout.strip():
         return res.stdout, "dmesg"
+    first = res
     res = ctx.host.run(["journalctl", "-k", "-b", "--no-pager", "-q"], timeout=ctx.timeout)
     if res.ok and res.stdout.strip():
         return res.stdout, "journalctl -k -b"
+    if first.unrecorded and res.unrecorded:
+        return None, "the kernel log was not recorded in this snapshot"
     return None, "dmesg and journalctl -k are not readable (try sudo)"
 
 
