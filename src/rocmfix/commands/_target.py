@@ -33,7 +33,18 @@ def _env_python(prefix: str) -> str | None:
     return None
 
 
+def _torch_beside(python: str) -> bool:
+    """torch in the site-packages of the prefix ``python`` lives in (no process started)."""
+    import glob
+
+    prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+    pattern = os.path.join(prefix, "lib", "python3*", "*-packages", "torch", "__init__.py")
+    return bool(glob.glob(pattern))
+
+
 def _has_torch(python: str) -> bool:
+    if _torch_beside(python):
+        return True
     try:
         done = subprocess.run(
             [python, "-c", _HAS_TORCH],

@@ -256,9 +256,12 @@ def _no_binary(
             f"{facts.override_to_gfx(override)}"
         )
     else:
-        if info is None or info.support in ("unsupported", "deprecated"):
+        # A gfx missing from the table is too new only when it is newer than all of it:
+        # gfx701 (Hawaii) is older than anything ROCm supports.
+        where = facts.gfx_outside_table(physical) if info is None else None
+        if facts.gfx_unsupported(physical) or (info is not None and info.support == "deprecated"):
             kb.append("unsupported-gpu-architecture")
-        if info is None:
+        if where == "newer":
             kb.append("rocm-too-old-for-gpu")
         fix = "No override is known to work; use a build that targets it (or an older ROCm stack) or another GPU."
         summary = f"torch has no kernels for {physical} and no known override makes it work"
