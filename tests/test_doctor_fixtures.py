@@ -219,3 +219,31 @@ def test_unrecorded_dkms_and_efi_are_unknown_not_facts() -> None:
     assert results["dkms-status"].status is Status.SKIP
     assert "not recorded" in results["dkms-status"].summary
     assert results["secure-boot"].status is Status.SKIP
+
+
+def _without_errnos(name: str, tmp_path: Path) -> SnapshotHost:
+    """The fixture as a snapshot from before errnos were recorded (``rw`` booleans only)."""
+    import json
+    import shutil
+
+    dest = tmp_path / name
+    shutil.copytree(HOSTS / name, dest)
+    data = json.loads((dest / "snapshot.json").read_text())
+    data.pop("rw_errno", None)
+    (dest / "snapshot.json").write_text(json.dumps(data))
+    return SnapshotHost(dest)
+
+
+def test_an_old_snapshot_takes_the_open_errno_from_rocminfo(tmp_path: Path) -> None:
+    host = _without_errnos("navi14-dkms-not-built-for-kernel", tmp_path)
+    results = {r.id: r for r in run_checks(host, python=host.python)}
+    assert "ENOMEM" in results["device-nodes"].summary
+    assert "kfd-permission-denied" not in {c["id"] for c in root_causes(results.values(), 99)}
+
+
+def test_an_old_snapshot_does_not_blame_groups_the_user_is_in(tmp_path: Path) -> None:
+    host = _without_errnos("docker-4x-mi100-permission", tmp_path)
+    host.data["commands"] = []  # no rocminfo message to name the reason
+    host.gids = (*host.gids, 109)  # the process is in the nodes' group
+    results = {r.id: r for r in run_checks(host, python=host.python, ids=["device-nodes"])}
+    assert "kfd-permission-denied" not in results["device-nodes"].kb_ids

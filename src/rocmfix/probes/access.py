@@ -7,6 +7,10 @@ as such rather than as "not in the group".
 
 from __future__ import annotations
 
+import errno as errno_mod
+import os
+import re
+
 from rocmfix.host import Host, OpenResult
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
 from rocmfix.probes.gpus import amd_pci_gpus, pci_without_kfd
@@ -79,6 +83,35 @@ def container_run_fix(host: Host, what: str = "") -> str:
     )
 
 
+# strerror text rocminfo prints after "Unable to open /dev/kfd read-write: " -> errno name
+_STRERROR = {
+    os.strerror(getattr(errno_mod, name)): name
+    for name in ("EACCES", "EPERM", "ENOMEM", "ENODEV", "ENOENT", "ENXIO", "EINVAL", "EIO")
+}
+_ROCMINFO_OPEN = re.compile(r"Unable to open /dev/kfd read-write: ([^\n]+)")
+
+
+def kfd_open(ctx: Context) -> OpenResult:
+    """How /dev/kfd opens. A snapshot from before errnos were recorded only says "no";
+    rocminfo's own message ("... read-write: Cannot allocate memory") then names the reason."""
+
+    def compute() -> OpenResult:
+        res = ctx.host.open_rw(KFD)
+        if res.ok or res.errno:
+            return res
+        info = ctx.rocminfo()
+        m = _ROCMINFO_OPEN.search(info.stdout + info.stderr) if not info.missing else None
+        name = _STRERROR.get(m.group(1).strip()) if m else None
+        return OpenResult(False, name) if name else res
+
+    return ctx.once("kfd-open", compute)
+
+
+def _in_group_of(host: Host, path: str) -> bool:
+    st = host.stat(path)
+    return st is not None and st.gid != 0 and st.gid in host.gids
+
+
 @check("device-nodes", "GPU device nodes")
 def check_device_nodes(ctx: Context) -> CheckResult:
     host = ctx.host
@@ -93,7 +126,7 @@ def check_device_nodes(ctx: Context) -> CheckResult:
     for path in nodes:
         st = host.stat(path)
         if st:
-            opened[path] = host.open_rw(path)
+            opened[path] = kfd_open(ctx) if path == KFD else host.open_rw(path)
             evidence.append(
                 ev(
                     path,
@@ -129,7 +162,7 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             if container
             else "Load amdgpu (see the amdgpu-module check).",
         )
-    kfd = opened.get(KFD) or host.open_rw(KFD)
+    kfd = opened.get(KFD) or kfd_open(ctx)
     opened[KFD] = kfd
     if kfd.errno in _NO_DEVICE_ERRNOS:
         return result(
@@ -145,7 +178,11 @@ def check_device_nodes(ctx: Context) -> CheckResult:
         )
     blocked = [p for p, r in opened.items() if not r.ok and r.known]
     if blocked:
-        perm = [p for p in blocked if opened[p].permission or opened[p].errno is None]
+        perm = [
+            p
+            for p in blocked
+            if opened[p].permission or (opened[p].errno is None and not _in_group_of(host, p))
+        ]
         if perm:
             return result(
                 "device-nodes",
@@ -162,9 +199,12 @@ def check_device_nodes(ctx: Context) -> CheckResult:
         return result(
             "device-nodes",
             Status.FAIL,
-            f"cannot open {', '.join(blocked)}: {opened[blocked[0]].describe()}",
+            f"cannot open {', '.join(blocked)}: {opened[blocked[0]].describe()}"
+            + ("" if opened[blocked[0]].errno else f" although {host.user} is in its group"),
             evidence=evidence,
-            kb=["kfd-device-missing"],
+            # An unknown reason with the group in place confirms nothing; a known
+            # non-permission errno means the driver has no device behind the node.
+            kb=["kfd-device-missing"] if opened[blocked[0]].errno else [],
             ruled_out=["kfd-permission-denied"],
             fix="Read the kernel-log check for amdgpu errors on that device.",
         )
@@ -253,21 +293,21 @@ def check_user_groups(ctx: Context) -> CheckResult:
             else "Log out and back in (or reboot); `newgrp render` works for one shell.",
         )
     if absent:
-        kfd_res = host.open_rw(KFD) if host.exists(KFD) else None
-        kfd_open = kfd_res is not None and kfd_res.ok
+        kfd_res = kfd_open(ctx) if host.exists(KFD) else None
+        kfd_opens = kfd_res is not None and kfd_res.ok
         # /dev/kfd refusing for another reason (ENOMEM: no KFD device), or not there at all,
         # is not the groups' fault: say it, but confirm nothing.
         not_groups = kfd_res is None or kfd_res.errno in _NO_DEVICE_ERRNOS
-        status = Status.WARN if kfd_open or not_groups else Status.FAIL
+        status = Status.WARN if kfd_opens or not_groups else Status.FAIL
         return result(
             "user-groups",
             status,
             f"{host.user} is not in {', '.join(absent)}",
             details="The device nodes are open to you anyway (ACL or world-writable)."
-            if kfd_open
+            if kfd_opens
             else "",
             evidence=evidence,
-            kb=[] if kfd_open or not_groups else ["kfd-permission-denied"],
+            kb=[] if kfd_opens or not_groups else ["kfd-permission-denied"],
             fix=container_run_fix(host)
             if container_kind(host)
             else f"sudo usermod -aG {','.join(absent)} {host.user}, then log out and in.",

@@ -136,12 +136,15 @@ def check_container(ctx: Context) -> CheckResult:
             kb=["kfd-device-missing"],
             fix=container_run_fix(host),
         )
-    opens = {p: host.open_rw(p) for p in ["/dev/kfd", *(f"/dev/dri/{n}" for n in renders)]}
+    from rocmfix.probes.access import kfd_open
+
+    opens = {"/dev/kfd": kfd_open(ctx)}
+    opens.update({f"/dev/dri/{n}": host.open_rw(f"/dev/dri/{n}") for n in renders})
     evidence += [ev(f"open {p} rw", r.describe()) for p, r in opens.items()]
     closed = [p for p, r in opens.items() if not r.ok and r.known]
     if closed:
         first = opens[closed[0]]
-        perm = first.permission or first.errno is None
+        perm = first.permission or (first.errno is None and not _in_group(host, closed[0]))
         return result(
             "container",
             Status.FAIL,
@@ -361,6 +364,11 @@ def check_memory(ctx: Context) -> CheckResult:
         )
     status = Status.WARN if mem.available < 2 * 1024**3 else Status.OK
     return result("memory", status, summary, evidence=evidence)
+
+
+def _in_group(host: Host, path: str) -> bool:
+    st = host.stat(path)
+    return st is not None and st.gid != 0 and st.gid in host.gids
 
 
 def _amd_pci(host: Host) -> tuple[str, ...]:
