@@ -78,6 +78,19 @@ def default_python(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     return sys.executable, "the interpreter running rocmfix (no active environment with torch)"
 
 
+class LazyPython:
+    """The default target, looked for when first asked (in the torch probe's thread, so
+    checking ``python3`` on PATH for torch overlaps the other checks)."""
+
+    def __init__(self) -> None:
+        self._value: str | None = None
+
+    def __call__(self) -> str:
+        if self._value is None:
+            self._value = python_path(None)
+        return self._value
+
+
 def python_choice(python: str) -> str:
     """Why ``python`` was the one probed (for the checklist header and JSON)."""
     return _LAST_WHY.get(python, "--python")
@@ -102,11 +115,12 @@ def python_path(path: str | None) -> str:
 
 
 def pick_target(
-    snapshot: str | None, python: str | None, *, want_torch: bool = True
-) -> tuple[Any, str]:
+    snapshot: str | None, python: str | None, *, want_torch: bool = True, lazy: bool = False
+) -> tuple[Any, Any]:
     """``(host, python)``: a SnapshotHost for ``snapshot``, else this machine.
 
-    With ``want_torch=False`` no interpreter is looked for (``--no-torch`` must start fast).
+    With ``want_torch=False`` no interpreter is looked for (``--no-torch`` must start fast);
+    with ``lazy=True`` the default comes back as a ``LazyPython`` that ``run_checks`` resolves.
     """
     if snapshot:
         from rocmfix.snapshot import SnapshotHost
@@ -119,4 +133,6 @@ def pick_target(
 
     if python is None and not want_torch:
         return LocalHost(), sys.executable
+    if python is None and lazy:
+        return LocalHost(), LazyPython()
     return LocalHost(), python_path(python)

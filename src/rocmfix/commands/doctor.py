@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from rocmfix import probes
     from rocmfix.commands._target import pick_target, python_choice
 
-    host, python = pick_target(args.snapshot, args.python, want_torch=not args.no_torch)
+    host, python = pick_target(args.snapshot, args.python, want_torch=not args.no_torch, lazy=True)
     probed = not args.no_torch and getattr(host, "torch_recorded", True)
     results = probes.run_checks(
         host,
@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         want_torch=not args.no_torch,
         torch_timeout=args.torch_timeout,
     )
+    if callable(python):
+        python = python()  # resolved by the probe already; cached
     if args.json:
         doc = probes.to_json(results)
         if probed:
