@@ -63,3 +63,40 @@ def test_doctor_header_names_the_probed_interpreter(
     main(["doctor", "--check", "python-version"])
     out = capsys.readouterr().out
     assert "torch probed in" in out and "$VIRTUAL_ENV" in out
+
+
+class _ProbeHost:
+    """Answers the torch probe from a table: interpreter -> flavour."""
+
+    def __init__(self, flavours: dict[str, str]) -> None:
+        self.flavours = flavours
+        self.asked: list[str] = []
+
+    def torch_probe(self, python: str, timeout: float):
+        from rocmfix.torch_probe import TorchProbe
+
+        self.asked.append(python)
+        return TorchProbe(python, self.flavours.get(python, "missing"))
+
+
+def test_lazy_choice_probes_python3_and_its_own_side_by_side(tmp_path: Path) -> None:
+    from rocmfix.commands._target import LazyPython, python_choice
+
+    theirs = _fake_python(tmp_path / "a", has_torch=True)
+    lazy = LazyPython({"PATH": str(tmp_path / "a")})
+    probe = lazy.probe(_ProbeHost({str(theirs): "rocm"}), 5)
+    assert probe.python == str(theirs) and lazy() == str(theirs)
+    assert "PATH" in python_choice(str(theirs))
+    lazy = LazyPython({"PATH": str(tmp_path / "a")})
+    probe = lazy.probe(_ProbeHost({sys.executable: "cpu"}), 5)
+    assert probe.python == sys.executable and lazy() == sys.executable
+
+
+def test_lazy_choice_takes_the_active_environment_without_probing_others(tmp_path: Path) -> None:
+    from rocmfix.commands._target import LazyPython
+
+    venv = tmp_path / "train"
+    exe = _fake_python(venv / "bin", has_torch=False)
+    host = _ProbeHost({})
+    LazyPython({"VIRTUAL_ENV": str(venv), "PATH": str(tmp_path)}).probe(host, 5)
+    assert host.asked == [str(exe)]

@@ -22,6 +22,7 @@ from typing import Any
 from rocmfix.errors import InputError
 
 _LAST_WHY: dict[str, str] = {}
+_OWN = "the interpreter running rocmfix (no active environment with torch)"
 _HAS_TORCH = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 3)"
 
 
@@ -75,20 +76,53 @@ def default_python(env: Mapping[str, str] | None = None) -> tuple[str, str]:
         and _has_torch(on_path)
     ):
         return on_path, "python3 on PATH (it has torch)"
-    return sys.executable, "the interpreter running rocmfix (no active environment with torch)"
+    return sys.executable, _OWN
 
 
 class LazyPython:
-    """The default target, looked for when first asked (in the torch probe's thread, so
-    checking ``python3`` on PATH for torch overlaps the other checks)."""
+    """The default target, decided inside the torch probe's thread.
 
-    def __init__(self) -> None:
+    When the choice hinges on whether ``python3`` on PATH has torch, that interpreter
+    and rocmfix's own are probed side by side and the first with torch (in that order)
+    is kept: the probe itself answers the question, so the choice adds no wall time.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = os.environ if env is None else env
         self._value: str | None = None
 
     def __call__(self) -> str:
         if self._value is None:
             self._value = python_path(None)
         return self._value
+
+    def probe(self, host: Any, timeout: float) -> Any:
+        from concurrent.futures import ThreadPoolExecutor
+
+        env = self._env
+        for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+            found = _env_python(env[var]) if env.get(var) else None
+            if found:
+                self._settle(found, f"the active environment (${var})")
+                return host.torch_probe(found, timeout)
+        on_path = shutil.which("python3", path=env.get("PATH"))
+        own = sys.executable
+        if not on_path or os.path.realpath(on_path) == os.path.realpath(own):
+            self._settle(own, _OWN)
+            return host.torch_probe(own, timeout)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            theirs = pool.submit(host.torch_probe, on_path, timeout)
+            mine = pool.submit(host.torch_probe, own, timeout)
+            first = theirs.result()
+            if first.flavour not in ("missing", "unknown"):
+                self._settle(on_path, "python3 on PATH (it has torch)")
+                return first
+            self._settle(own, _OWN)
+            return mine.result()
+
+    def _settle(self, python: str, why: str) -> None:
+        self._value = python
+        _LAST_WHY[python] = why
 
 
 def python_choice(python: str) -> str:

@@ -78,7 +78,8 @@ def run_checks(
         ProbeError: An id is not a known check.
     """
     # python may be a zero-argument callable (commands._target.LazyPython): it is resolved
-    # in the probe's thread, so finding the user's interpreter overlaps the other checks.
+    # in the probe's thread (its .probe(host, timeout) when it has one), so finding the
+    # user's interpreter overlaps the other checks.
     resolve: Callable[[], str] = python if callable(python) else (lambda: python)  # type: ignore[assignment,return-value]
     selected = _select(ids)
     # A snapshot collected with --no-torch replays as collect ran: torch checks skip.
@@ -94,7 +95,12 @@ def run_checks(
     pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="rocmfix-check")
     try:
         if needs_torch:
-            ctx.torch_future = pool.submit(lambda: host.torch_probe(resolve(), torch_timeout))
+            probe = getattr(python, "probe", None)
+            ctx.torch_future = (
+                pool.submit(probe, host, torch_timeout)
+                if probe is not None
+                else pool.submit(lambda: host.torch_probe(resolve(), torch_timeout))
+            )
         pending: dict[Future[CheckResult], str] = {
             pool.submit(_run_one, i, ctx): i for i in selected
         }
