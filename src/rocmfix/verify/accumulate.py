@@ -7,12 +7,16 @@ spawning anything.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from rocmfix.verify.classify import build_failure, signal_name, slow_failure
+from rocmfix.verify.classify import build_failure, signal_name, slow_failure, text_kb_ids
 from rocmfix.verify.model import (
+    DEFAULT_LEVEL,
     DTYPES,
+    LEVELS,
+    PER_DEVICE,
     DeviceResult,
     Failure,
     FailureKind,
@@ -23,6 +27,9 @@ from rocmfix.verify.model import (
 )
 
 _CHILD_KINDS = {k.value: k for k in FailureKind}
+SLOW_FIRST_S = 2.0
+"""A first convolution slower than this (and 20x a repeated one) is MIOpen's search, named."""
+_SLOW_FIRST_FACTOR = 20.0
 
 
 def _peak_fields(name: str) -> dict[str, Any]:
@@ -42,9 +49,21 @@ def _peak_fields(name: str) -> dict[str, Any]:
 class Accumulator:
     """Mutable state of one run; ``finish`` freezes it into a VerifyResult."""
 
-    def __init__(self, python: str, on_stage: Callable[[StageEvent], None] | None) -> None:
+    def __init__(
+        self,
+        python: str,
+        on_stage: Callable[[StageEvent], None] | None,
+        level: str = DEFAULT_LEVEL,
+        cpu: bool = False,
+        ranks: int = 0,
+    ) -> None:
         self.python = python
         self.on_stage = on_stage
+        self.level = level
+        self.cpu = cpu
+        self.ranks = ranks
+        self.env: dict[str, str] = {}
+        self.miopen: dict[str, Any] = {}
         self.stages: list[StageEvent] = []
         self.current: str | None = None
         self.current_device: int | None = None
@@ -63,7 +82,13 @@ class Accumulator:
         """Take one protocol object from the child."""
         self.protocol_seen = True
         kind = event["event"]
-        if kind == "start":
+        if kind == "hello":
+            env = event.get("env")
+            if isinstance(env, dict):
+                self.env = {str(k): str(v)[:300] for k, v in list(env.items())[:200]}
+            if isinstance(event.get("miopen"), dict):
+                self.miopen = dict(event["miopen"])
+        elif kind == "start":
             self.current = str(event.get("stage"))
             dev = event.get("device")
             self.current_device = dev if isinstance(dev, int) else None
@@ -75,7 +100,7 @@ class Accumulator:
         elif kind in ("done", "fail"):
             self._stage_finished(event, ok=kind == "done")
         elif kind == "end":
-            self.end_elapsed = float(event.get("elapsed", 0.0))
+            self.end_elapsed = _number(event.get("elapsed"))
 
     def garbage(self, line: str) -> None:
         """A stdout line that is not protocol; kept to explain a confused child."""
@@ -84,7 +109,8 @@ class Accumulator:
 
     def _stage_finished(self, event: dict[str, Any], ok: bool) -> None:
         stage = str(event.get("stage"))
-        data = event.get("data") or {}
+        data = event.get("data")
+        data = data if isinstance(data, dict) else {}
         if stage == "import" and ok:
             self.torch = TorchInfo(
                 version=str(data.get("version", "")),
@@ -97,18 +123,21 @@ class Accumulator:
         elif stage == "perf" and ok:
             dev = int(event.get("device") or 0)
             self.tflops[dev] = {k: float(v) for k, v in (data.get("tflops") or {}).items()}
+        elif stage == "conv" and isinstance(data.get("miopen"), dict):
+            self.miopen = data["miopen"]
         device = event.get("device")
         step = StageEvent(
             stage=stage,
             ok=ok,
-            seconds=float(event.get("seconds", 0.0)),
+            seconds=_number(event.get("seconds")),
             device=device if isinstance(device, int) else None,
             detail=str(event.get("detail") or event.get("message") or ""),
+            data=data if isinstance(data, dict) else {},
         )
         self.stages.append(step)
         self.current = None
-        if not ok:
-            self.fail_event = event
+        if not ok and self.fail_event is None:
+            self.fail_event = event  # the first failure is the one to explain
         if self.on_stage is not None:
             self.on_stage(step)
 
@@ -175,9 +204,91 @@ class Accumulator:
                 **common,
             )
         if returncode == 0 and self.end_elapsed is not None:
+            missing = self.missing_stages()
+            if missing:
+                return build_failure(
+                    stage=missing[0],
+                    kind=FailureKind.ERROR,
+                    message="the child said it finished but never reported "
+                    + ", ".join(missing)
+                    + f" (required at level {self.level}): not verified",
+                    **common,
+                )
+            miopen = self._miopen_failure(stderr_lines, devices)
+            if miopen is not None:
+                return miopen
             return slow_failure(devices) if self.torch.flavour != "cpu" else None
         message = self._error_message(returncode, stderr_lines)
         return build_failure(stage=stage, kind=FailureKind.ERROR, message=message, **common)
+
+    def missing_stages(self) -> list[str]:
+        """Required stages of the level that no ``done`` event reported (per GPU where per device)."""
+        level = LEVELS.get(self.level, LEVELS[DEFAULT_LEVEL])
+        gpus = sorted(set(self.tested)) or [0]
+        required = level.required(len(self.tested), cpu=self.cpu, ranks=self.ranks)
+        passed = {(s.stage, s.device) for s in self.stages if s.ok}
+        passed_any = {s.stage for s in self.stages if s.ok}
+        missing = []
+        for stage in required:
+            if stage in PER_DEVICE and not self.cpu:
+                if not all((stage, gpu) in passed for gpu in gpus):
+                    missing.append(stage)
+            elif stage not in passed_any:
+                missing.append(stage)
+        return missing
+
+    def miopen_where(self) -> str:
+        """The kernel cache and user database MIOpen used, as the child saw them."""
+        if not self.miopen:
+            return ""
+        parts = [f"kernel cache {self.miopen.get('cache_dir')}"]
+        parts.append(f"user db {self.miopen.get('user_db')}")
+        unwritable = [
+            k for k in ("cache_dir", "user_db") if self.miopen.get(k + "_writable") is False
+        ]
+        if unwritable:
+            parts.append("not writable: " + ", ".join(str(self.miopen.get(k)) for k in unwritable))
+        return "; ".join(parts)
+
+    def _miopen_failure(
+        self, stderr_lines: list[str], devices: tuple[DeviceResult, ...]
+    ) -> Failure | None:
+        """Every stage passed, but MIOpen complained about its cache or database on stderr."""
+        lines = [ln for ln in stderr_lines if "miopen" in ln.lower() or "sqlite" in ln.lower()]
+        if not lines or "miopen-cache-or-db-error" not in text_kb_ids(lines, stage="conv"):
+            return None
+        where = self.miopen_where()
+        return build_failure(
+            stage="conv",
+            kind=FailureKind.ERROR,
+            message="convolutions ran, but MIOpen reported kernel-cache or database errors"
+            + (f" ({where})" if where else ""),
+            stderr_lines=stderr_lines,
+            devices=devices,
+        )
+
+    def hints(self) -> tuple[list[str], list[str]]:
+        """Notes and KB ids for things that are not failures (a slow first convolution)."""
+        notes: list[str] = []
+        ids: list[str] = []
+        for st in self.stages:
+            if st.stage != "conv" or not st.ok:
+                continue
+            for dtype, row in (st.data.get("dtypes") or {}).items():
+                first = _number(row.get("first_s"))
+                repeat = _number(row.get("repeat_ms")) / 1e3
+                if first >= SLOW_FIRST_S and first >= _SLOW_FIRST_FACTOR * repeat:
+                    lib = "MIOpen" if self.torch.flavour == "rocm" else "the convolution library"
+                    where = self.miopen_where()
+                    notes.append(
+                        f"conv {dtype}: first call {first:.1f} s, then {repeat * 1e3:.1f} ms: "
+                        f"{lib} searched for and compiled kernels"
+                        + (f"; they are kept in {where}" if where else "")
+                    )
+                    if self.torch.flavour == "rocm":
+                        ids.append("miopen-slow-first-run")
+                    break
+        return notes, ids
 
     def _error_message(self, returncode: int | None, stderr_lines: list[str]) -> str:
         if not self.protocol_seen:
@@ -214,9 +325,28 @@ class Accumulator:
         timeout: float,
         stderr_lines: list[str],
         elapsed: float,
+        deadline: float | None = None,
+        strays: list[int] | None = None,
     ) -> VerifyResult:
         devices = self.devices()
-        failure = self._failure(returncode, hung, killed, timeout, stderr_lines, devices)
+        if deadline is not None:
+            failure: Failure | None = self._deadline_failure(deadline, stderr_lines, devices)
+        else:
+            failure = self._failure(returncode, hung, killed, timeout, stderr_lines, devices)
+        if (
+            failure is not None
+            and "miopen-cache-or-db-error" in failure.kb_ids
+            and self.miopen
+            and "kernel cache" not in failure.message
+        ):
+            failure = dataclasses.replace(
+                failure, message=f"{failure.message} (MIOpen: {self.miopen_where()})"
+            )
+        notes, hint_ids = self.hints()
+        if strays:
+            notes.append(
+                f"killed {len(strays)} process(es) the child left outside its process group"
+            )
         return VerifyResult(
             ok=failure is None,
             python=self.python,
@@ -224,7 +354,32 @@ class Accumulator:
             devices=devices,
             failure=failure,
             torch=self.torch,
-            notes=self.notes(devices),
+            notes=(*self.notes(devices), *notes),
             elapsed=elapsed,
             child_elapsed=self.end_elapsed,
+            level=self.level,
+            env=dict(self.env),
+            kb_hints=tuple(hint_ids),
         )
+
+    def _deadline_failure(
+        self, deadline: float, stderr_lines: list[str], devices: tuple[DeviceResult, ...]
+    ) -> Failure:
+        stage = self.current or (self.stages[-1].stage if self.stages else "import")
+        return build_failure(
+            stage=stage,
+            kind=FailureKind.HANG,
+            message=f"the run did not finish within its {deadline:g} s deadline "
+            f"(the child kept printing during {stage_label(stage)} but never finished)",
+            stderr_lines=stderr_lines,
+            devices=devices,
+        )
+
+
+def _number(value: Any) -> float:
+    """A float from the child's JSON, 0.0 for anything that is not a finite number."""
+    try:
+        got = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return got if got == got and abs(got) != float("inf") else 0.0

@@ -95,7 +95,9 @@ class Watchdog:
 
     def _watch(self):
         t0 = time.perf_counter()
-        while not self.done.wait(min(self.beat, max(0.05, self.seconds - (time.perf_counter() - t0)))):
+        while not self.done.wait(
+            min(self.beat, max(0.05, self.seconds - (time.perf_counter() - t0)))
+        ):
             waited = time.perf_counter() - t0
             if waited >= self.seconds:
                 faulthandler.dump_traceback(all_threads=True)
@@ -105,9 +107,7 @@ class Watchdog:
                     device=self.device,
                     seconds=waited,
                     kind="hang",
-                    message="{} did not finish within {:g} s".format(
-                        self.stage, self.seconds
-                    ),
+                    message=f"{self.stage} did not finish within {self.seconds:g} s",
                     facts={"timeout": self.seconds},
                 )
                 sys.stderr.flush()
@@ -618,18 +618,17 @@ def _check_conv(torch, F, be, name, seed):
     be.sync()
     want = _conv_fwd_bwd(torch, F, *ref, relu=False)
     worst, what = 0.0, ""
-    for label, a, b in zip(("output", "grad input", "grad weight 1", "grad weight 2"), got, want):
-        err = _rel_err(torch, a, b)
+    labels = ("output", "grad input", "grad weight 1", "grad weight 2")
+    for i, label in enumerate(labels):
+        err = _rel_err(torch, got[i], want[i])
         if not err <= worst:
             worst, what = err, label
     tol = CONV_TOLERANCE[name]
     if not worst <= tol:
-        shown = "NaN/inf/zeros" if worst == float("inf") else "max rel err {:.2e}".format(worst)
+        shown = "NaN/inf/zeros" if worst == float("inf") else f"max rel err {worst:.2e}"
         raise CheckFailed(
             "wrong-result",
-            "{} conv2d {} differs from the float64 reference: {} > {:.0e}".format(
-                name, what, shown, tol
-            ),
+            f"{name} conv2d {what} differs from the float64 reference: {shown} > {tol:.0e}",
             {"dtype": name, "error": worst, "tolerance": tol, "tensor": what},
         )
     return worst
@@ -640,8 +639,12 @@ def _time_conv(torch, F, be, name, shape, block_s, blocks):
     n, c, hw = shape
     dt = _dtype(torch, name)
     x = (torch.rand(n, c, hw, hw, device=be.device, dtype=dt) - 0.5).requires_grad_()
-    w1 = ((torch.rand(c, c, 3, 3, device=be.device, dtype=dt) - 0.5) / (3 * c**0.5)).requires_grad_()
-    w2 = ((torch.rand(c, c, 3, 3, device=be.device, dtype=dt) - 0.5) / (3 * c**0.5)).requires_grad_()
+    w1 = (
+        (torch.rand(c, c, 3, 3, device=be.device, dtype=dt) - 0.5) / (3 * c**0.5)
+    ).requires_grad_()
+    w2 = (
+        (torch.rand(c, c, 3, 3, device=be.device, dtype=dt) - 0.5) / (3 * c**0.5)
+    ).requires_grad_()
     g = torch.rand(n, c, hw, hw, device=be.device, dtype=dt) - 0.5
     be.sync()
     t0 = time.perf_counter()
@@ -697,9 +700,7 @@ def stage_conv(torch, be, plan):
             timing["error"] = err
             st.data["dtypes"][name] = timing
             emit("progress", stage="conv", device=be.index, conv=name, **timing)
-            parts.append(
-                "{} {:.2f}s/{:.2f}ms".format(name, timing["first_s"], timing["repeat_ms"])
-            )
+            parts.append("{} {:.2f}s/{:.2f}ms".format(name, timing["first_s"], timing["repeat_ms"]))
         st.detail = "first/repeat: " + ", ".join(parts)
 
 
@@ -754,19 +755,17 @@ def stage_train(torch, be):
         bad = [n for n, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
         if bad:
             raise CheckFailed("wrong-result", "weights became NaN/inf after training: " + bad[0])
-        skipped = sum(1 for a, b in zip(scales, scales[1:]) if b < a)
+        skipped = sum(1 for i in range(1, len(scales)) if scales[i] < scales[i - 1])
         if skipped > 4:
             raise CheckFailed(
                 "wrong-result",
-                "GradScaler found inf/NaN gradients in {} of {} steps".format(skipped, len(losses)),
+                f"GradScaler found inf/NaN gradients in {skipped} of {len(losses)} steps",
                 {"scales": scales},
             )
         if not min(losses[-3:]) < 0.7 * losses[0]:
             raise CheckFailed(
                 "wrong-result",
-                "training loss did not fall: {:.3f} -> {:.3f} over {} steps".format(
-                    losses[0], losses[-1], len(losses)
-                ),
+                f"training loss did not fall: {losses[0]:.3f} -> {losses[-1]:.3f} over {len(losses)} steps",
                 {"losses": losses},
             )
         st.detail = "loss {:.2f} -> {:.2f} in {} steps ({} autocast + GradScaler)".format(
@@ -815,7 +814,9 @@ def stage_compile(torch, be, timeout):
             raise CheckFailed(
                 "error",
                 "Triton {} at {} has no AMD backend ({}): a CUDA build of Triton "
-                "shadows the ROCm one".format(tri["version"], tri["path"], ", ".join(tri["backends"])),
+                "shadows the ROCm one".format(
+                    tri["version"], tri["path"], ", ".join(tri["backends"])
+                ),
                 {"triton": tri},
             )
         if not be.cpu:
@@ -840,7 +841,7 @@ def stage_compile(torch, be, timeout):
         if not err <= 1e-4:
             raise CheckFailed(
                 "wrong-result",
-                "torch.compile result differs from eager: max rel err {:.2e}".format(err),
+                f"torch.compile result differs from eager: max rel err {err:.2e}",
                 {"error": err},
             )
         st.detail = "{} compiled in {:.1f}s, then {:.2f} ms{}".format(
@@ -882,9 +883,7 @@ def stage_memory(torch, be):
                 torch.cuda.empty_cache()
             raise CheckFailed(
                 "error",
-                "{} after {:.1f} of the {:.1f} GiB reported free".format(
-                    _one_line(exc), got * chunk / 2.0**30, free / 2.0**30
-                ),
+                f"{_one_line(exc)} after {got * chunk / 2.0**30:.1f} of the {free / 2.0**30:.1f} GiB reported free",
                 {"free_bytes": free, "allocated_chunks": got},
             ) from None
         be.sync()
@@ -908,9 +907,7 @@ def stage_memory(torch, be):
             lo, hi = seen[wrong[0]]
             raise CheckFailed(
                 "wrong-result",
-                "memory chunk {} of {} reads back {}..{}, written {}".format(
-                    wrong[0], count, lo, hi, wrong[0] + 1
-                ),
+                f"memory chunk {wrong[0]} of {count} reads back {lo}..{hi}, written {wrong[0] + 1}",
                 {"bad_chunks": len(wrong)},
             )
         oom = "skipped on the CPU"
@@ -923,9 +920,7 @@ def stage_memory(torch, be):
                 oom = "a 256 TiB allocation succeeded"
             torch.cuda.empty_cache()
         st.data["oom_path"] = oom
-        st.detail = "{:.1f} of {:.1f} GiB free filled and read back in {:.1f}s; OOM {}".format(
-            gib, free / 2.0**30, total_s, oom
-        )
+        st.detail = f"{gib:.1f} of {free / 2.0**30:.1f} GiB free filled and read back in {total_s:.1f}s; OOM {oom}"
 
 
 # ---------------------------------------------------------------- all-reduce
@@ -1005,7 +1000,7 @@ def stage_allreduce(world, cpu, timeout, name="allreduce"):
 def stage_pg(torch, backends, cpu, timeout):
     """A torch.distributed process group on nccl (RCCL on ROCm): one rank here, or one per GPU."""
     if len(backends) >= 2:
-        return stage_allreduce(len(backends), cpu, timeout, name="pg")
+        return stage_allreduce(len(backends), cpu, timeout / 0.8, name="pg")
     import datetime
 
     be = backends[0]
@@ -1015,8 +1010,8 @@ def stage_pg(torch, backends, cpu, timeout):
         if not dist.is_available():
             raise CheckFailed("error", "torch.distributed is not available in this torch build")
         backend = "gloo" if cpu else "nccl"
-        limit = max(5.0, timeout * 0.8)
-        with Watchdog("pg", be.index, limit):
+        limit = timeout
+        with Watchdog("pg", be.index, limit, beat=min(5.0, limit / 2)):
             dist.init_process_group(
                 backend,
                 store=dist.HashStore(),
@@ -1043,7 +1038,7 @@ def stage_pg(torch, backends, cpu, timeout):
             )
         gbps = x.numel() * 4 / max(secs, 1e-9) / 1e9
         st.data = {"world": 1, "backend": backend, "algbw_gbps": round(gbps, 1)}
-        st.detail = "1 rank, {}: init, all-reduce, destroy ({:.0f} GB/s)".format(backend, gbps)
+        st.detail = f"1 rank, {backend}: init, all-reduce, destroy ({gbps:.0f} GB/s)"
 
 
 def rank_main(args):
@@ -1132,7 +1127,9 @@ def run_stages(args):
     if level == "full":
         if not backends[0].cpu:
             torch.cuda.set_device(backends[0].index)
-        _keep_going(stage_pg, torch, backends if world < 2 else [None] * world, args.cpu, args.timeout)
+        pg_timeout = args.pg_timeout or max(5.0, args.timeout * 0.8)
+        ranks = backends if world < 2 else [None] * world
+        _keep_going(stage_pg, torch, ranks, args.cpu, pg_timeout)
         _keep_going(stage_compile, torch, backends[0], args.compile_timeout)
         for be in backends:
             if not be.cpu:
@@ -1157,7 +1154,13 @@ def parse_args(argv):
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the all-reduce")
     p.add_argument("--level", default="standard", choices=LEVELS, help="how much to test")
     p.add_argument(
-        "--compile-timeout", type=float, default=120.0, help="seconds for torch.compile's first call"
+        "--compile-timeout",
+        type=float,
+        default=120.0,
+        help="seconds for torch.compile's first call",
+    )
+    p.add_argument(
+        "--pg-timeout", type=float, default=0.0, help="seconds for the process group stage"
     )
     p.add_argument("--cpu", action="store_true", help="rehearse every stage on the CPU")
     p.add_argument("--ranks", type=int, default=0, help="CPU rehearsal: gloo all-reduce ranks")
@@ -1183,6 +1186,7 @@ def main(argv=None):
         pid=os.getpid(),
         level=args.level,
         env=behaviour_env(),
+        miopen=miopen_paths(),
     )
     try:
         run_stages(args)
