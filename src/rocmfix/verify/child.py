@@ -703,7 +703,8 @@ def stage_conv(torch, be, plan):
             st.data["dtypes"][name] = timing
             emit("progress", stage="conv", device=be.index, conv=name, **timing)
             parts.append("{} {:.2f}s/{:.2f}ms".format(name, timing["first_s"], timing["repeat_ms"]))
-        st.detail = "first/repeat: " + ", ".join(parts)
+        first_use = st.data["dtypes"]["fp32"]["check_first_s"]
+        st.detail = "first use {:.1f}s; first/repeat: {}".format(first_use, ", ".join(parts))
 
 
 # ---------------------------------------------------------------- training step
@@ -784,11 +785,16 @@ def _triton_facts():
     except Exception as exc:  # missing, or broken enough not to import
         return {"error": _one_line(exc)}
     base = os.path.dirname(getattr(triton, "__file__", "") or "")
-    backends = _safe(lambda: sorted(os.listdir(os.path.join(base, "backends"))), [])
+    root = os.path.join(base, "backends")
+    backends = _safe(lambda: sorted(os.listdir(root)), [])
     return {
         "version": getattr(triton, "__version__", "?"),
         "path": base,
-        "backends": [b for b in backends if not b.startswith(("_", "."))],
+        "backends": [
+            b
+            for b in backends
+            if not b.startswith(("_", ".")) and os.path.isdir(os.path.join(root, b))
+        ],
     }
 
 
