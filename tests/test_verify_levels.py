@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rocmfix.cli import main
 from rocmfix.verify import LEVELS, FailureKind, run_verify
@@ -245,3 +247,58 @@ def test_the_tui_session_runs_verify_at_its_level(monkeypatch: pytest.MonkeyPatc
     result, recorded = session.verify(lambda ev: None)
     assert not recorded and result.ok and result.level == "quick"
     assert Session(python=fake("ok")).verify_level == "standard"
+
+
+# ------------------------------------------------------------------ a child that lies
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_KEYS = ("stage", "device", "seconds", "detail", "data", "kind", "message", "facts", "dtype")
+_KEYS += ("tflops", "elapsed", "env", "miopen", "failed")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"event": st.sampled_from(["hello", "start", "done", "fail", "progress", "end"])},
+            optional={
+                "stage": st.sampled_from(["import", "enumerate", "perf", "conv", "pg"]) | _JSONISH,
+                "data": st.fixed_dictionaries(
+                    {},
+                    optional={"devices": _JSONISH, "tflops": _JSONISH, "dtypes": _JSONISH},
+                )
+                | _JSONISH,
+                **{k: _JSONISH for k in _KEYS if k not in ("stage", "data")},
+            },
+        ),
+        max_size=12,
+    ),
+    st.sampled_from([0, 1, -11, None]),
+)
+def test_any_protocol_a_child_speaks_gives_a_result_never_a_traceback(
+    events: list[dict[str, object]], returncode: int | None
+) -> None:
+    from rocmfix.verify.accumulate import Accumulator
+
+    acc = Accumulator(python="/x/python", on_stage=None, level="full")
+    for event in events:
+        acc.feed(event)
+    result = acc.finish(
+        returncode=returncode,
+        hung=False,
+        killed=True,
+        timeout=5,
+        stderr_lines=["MIOpen(HIP): Error [Exec] Db lock has failed to lock"],
+        elapsed=0.1,
+    )
+    import json
+
+    json.dumps(result.to_json())
+    assert result.ok is False  # nothing here reports every stage of the full level

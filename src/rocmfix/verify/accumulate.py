@@ -90,16 +90,16 @@ class Accumulator:
             if isinstance(env, dict):
                 self.env = {str(k): str(v)[:300] for k, v in list(env.items())[:200]}
             if isinstance(event.get("miopen"), dict):
-                self.miopen = dict(event["miopen"])
+                self.miopen = {str(k): v for k, v in list(event["miopen"].items())[:10]}
         elif kind == "start":
-            self.current = str(event.get("stage"))
+            self.current = str(event.get("stage"))[:60]
             dev = event.get("device")
             self.current_device = dev if isinstance(dev, int) else None
             if isinstance(dev, int) and dev not in self.tested:
                 self.tested.append(dev)
         elif kind == "progress" and event.get("dtype") in DTYPES:
-            dev = int(event.get("device") or 0)
-            self.tflops.setdefault(dev, {})[event["dtype"]] = float(event.get("tflops", 0.0))
+            dev = _index(event.get("device"))
+            self.tflops.setdefault(dev, {})[event["dtype"]] = _number(event.get("tflops"))
         elif kind in ("done", "fail"):
             self._stage_finished(event, ok=kind == "done")
         elif kind == "end":
@@ -111,7 +111,7 @@ class Accumulator:
             self.junk.append(line[:200])
 
     def _stage_finished(self, event: dict[str, Any], ok: bool) -> None:
-        stage = str(event.get("stage"))
+        stage = str(event.get("stage"))[:60]
         data = event.get("data")
         data = data if isinstance(data, dict) else {}
         if stage == "import" and ok:
@@ -122,12 +122,17 @@ class Accumulator:
                 cuda=data.get("cuda"),
             )
         elif stage == "enumerate" and ok:
-            self.enumerated = list(data.get("devices") or [])
+            rows = data.get("devices")
+            self.enumerated = (
+                [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+            )
         elif stage == "perf" and ok:
-            dev = int(event.get("device") or 0)
-            self.tflops[dev] = {k: float(v) for k, v in (data.get("tflops") or {}).items()}
+            dev = _index(event.get("device"))
+            rates = data.get("tflops")
+            rates = rates if isinstance(rates, dict) else {}
+            self.tflops[dev] = {str(k): _number(v) for k, v in rates.items() if k in DTYPES}
         elif stage == "conv" and isinstance(data.get("miopen"), dict):
-            self.miopen = data["miopen"]
+            self.miopen = {str(k): v for k, v in list(data["miopen"].items())[:10]}
         device = event.get("device")
         step = StageEvent(
             stage=stage,
@@ -147,10 +152,10 @@ class Accumulator:
     # ------------------------------------------------------------ result
 
     def devices(self) -> tuple[DeviceResult, ...]:
-        wanted = set(self.tested) or {int(d.get("index", 0)) for d in self.enumerated}
+        wanted = set(self.tested) or {_index(d.get("index")) for d in self.enumerated}
         out = []
         for row in self.enumerated:
-            index = int(row.get("index", 0))
+            index = _index(row.get("index"))
             if index not in wanted:
                 continue
             name = str(row.get("name", ""))
@@ -160,7 +165,7 @@ class Accumulator:
                     name=name,
                     arch=str(row.get("arch", "")),
                     tflops=self.tflops.get(index, {}),
-                    memory_gib=row.get("memory_gib"),
+                    memory_gib=_number(row["memory_gib"]) if "memory_gib" in row else None,
                     **(_peak_fields(name) if self.torch.flavour != "cpu" else {}),
                 )
             )
@@ -191,10 +196,10 @@ class Accumulator:
         if self.fail_event is not None:
             ev = self.fail_event
             return build_failure(
-                stage=str(ev.get("stage")),
+                stage=str(ev.get("stage"))[:60],
                 kind=_CHILD_KINDS.get(str(ev.get("kind")), FailureKind.ERROR),
-                message=str(ev.get("message", "")),
-                facts=ev.get("facts") or {},
+                message=str(ev.get("message", ""))[:2000],
+                facts=ev["facts"] if isinstance(ev.get("facts"), dict) else {},
                 **common,
             )
         sig = signal_name(returncode) if returncode is not None else None
@@ -277,7 +282,10 @@ class Accumulator:
         for st in self.stages:
             if st.stage != "conv" or not st.ok:
                 continue
-            for dtype, row in (st.data.get("dtypes") or {}).items():
+            rows = st.data.get("dtypes")
+            for dtype, row in rows.items() if isinstance(rows, dict) else ():
+                if not isinstance(row, dict):
+                    continue
                 # check_first_s: the very first convolution (library load + search);
                 # first_s: the first call at the timed ResNet shape (a search of its own).
                 first = max(_number(row.get("first_s")), _number(row.get("check_first_s")))
@@ -393,3 +401,10 @@ def _number(value: Any) -> float:
     except (TypeError, ValueError):
         return 0.0
     return got if got == got and abs(got) != float("inf") else 0.0
+
+
+def _index(value: Any) -> int:
+    """A device index from the child's JSON; 0 for anything that is not a small integer."""
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4096 else 0
+    )

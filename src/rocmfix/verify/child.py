@@ -59,6 +59,8 @@ LEVELS = ("quick", "standard", "full")
 _OUT = sys.stdout
 _T0 = time.perf_counter()
 _FAILED = []
+_BEAT = 5.0
+"""Seconds between heartbeats of a watched stage; main() keeps it under the stall timeout."""
 
 
 class CheckFailed(Exception):
@@ -835,7 +837,7 @@ def stage_compile(torch, be, timeout):
         x = torch.randn(256, 512, generator=gen).to(be.device)
         y = torch.randn(256, 512, generator=gen).to(be.device)
         compiled = torch.compile(f, backend=backend, dynamic=False)
-        with Watchdog("compile", be.index, timeout):
+        with Watchdog("compile", be.index, timeout, beat=_BEAT):
             t0 = time.perf_counter()
             got = compiled(x, y)
             be.sync()
@@ -1019,7 +1021,7 @@ def stage_pg(torch, backends, cpu, timeout):
             raise CheckFailed("error", "torch.distributed is not available in this torch build")
         backend = "gloo" if cpu else "nccl"
         limit = timeout
-        with Watchdog("pg", be.index, limit, beat=min(5.0, limit / 2)):
+        with Watchdog("pg", be.index, limit, beat=min(_BEAT, limit / 2)):
             dist.init_process_group(
                 backend,
                 store=dist.HashStore(),
@@ -1182,9 +1184,11 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    global _BEAT
     args = parse_args(argv)
     if args.rank is not None:
         return rank_main(args)
+    _BEAT = max(0.2, min(5.0, args.timeout / 3.0))
     _claim_stdout()
     if hasattr(signal, "SIGUSR1"):
         # The parent sends SIGUSR1 before killing a hung child: dump where it is stuck.

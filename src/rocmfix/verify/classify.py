@@ -70,16 +70,16 @@ def _hides_devices(visible: Mapping[str, str]) -> bool:
 
 
 def _on_amd(facts: Mapping[str, Any]) -> bool:
-    return _AMD_VENDOR in (facts.get("pci_vendors") or ()) or facts.get("kfd") in (
-        "ok",
-        "no-access",
-    )
+    vendors = facts.get("pci_vendors")
+    vendors = vendors if isinstance(vendors, (list, tuple)) else ()
+    return _AMD_VENDOR in vendors or facts.get("kfd") in ("ok", "no-access")
 
 
 def no_gpu_kb_ids(facts: Mapping[str, Any]) -> tuple[str, ...]:
     """Explain "torch sees no GPU" from the facts the child collected."""
     flavour = facts.get("flavour")
-    visible = facts.get("visible") or {}
+    visible = facts.get("visible")
+    visible = visible if isinstance(visible, dict) else {}
     amd = _on_amd(facts)
     ids: list[str] = []
     if flavour == "cpu":
