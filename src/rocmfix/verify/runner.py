@@ -96,55 +96,62 @@ def _start_reader(
     return thread
 
 
-def _descendants(pid: int) -> list[Any]:
-    """The child's process tree while it is alive (psutil objects)."""
-    import psutil
+def _descendants(pid: int) -> list[int]:
+    """Pids of the child's process tree while it is alive (only needed when it hangs)."""
+    import psutil  # imported here: a passing run never pays for it
 
     try:
-        return psutil.Process(pid).children(recursive=True)
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
     except psutil.Error:
         return []
 
 
-def _tagged(tag: str) -> list[Any]:
-    """Processes of this user whose environment carries this run's tag.
+def _tagged(tag: str) -> list[int]:
+    """Pids of this user's processes whose environment carries this run's tag.
 
     A helper that called setsid() or double-forked has left the child's process
     group and tree, but it inherited the environment, so it is still found here.
+    Reads /proc directly (a few ms); elsewhere there is nothing to scan.
     """
-    import psutil
-
     me, found = os.getpid(), []
-    needle = f"{RUN_TAG}={tag}".encode()
-    for pid in psutil.pids():
-        if pid == me:
+    needle = f"{RUN_TAG}={tag}\0".encode()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
             continue
         try:
-            with open(f"/proc/{pid}/environ", "rb") as fh:
-                if needle in fh.read():
-                    found.append(psutil.Process(pid))
-        except (OSError, psutil.Error):
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                if needle in fh.read() + b"\0":
+                    found.append(int(name))
+        except OSError:
             continue
     return found
 
 
-def _reap_strays(tag: str, tree: list[Any]) -> list[int]:
-    """Kill what is left of the run outside its process group; returns their pids."""
-    import psutil
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
-    procs = {p.pid: p for p in tree}
-    if os.path.isdir("/proc"):
-        procs.update((p.pid, p) for p in _tagged(tag))
-    alive = []
-    for proc in procs.values():
-        try:
-            if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
-                proc.kill()
-                alive.append(proc)
-        except psutil.Error:
+
+def _reap_strays(tag: str, tree: list[int]) -> list[int]:
+    """Kill what is left of the run outside its process group; returns their pids."""
+    killed = []
+    for pid in dict.fromkeys([*tree, *_tagged(tag)]):
+        if not _alive(pid):
             continue
-    psutil.wait_procs(alive, timeout=_KILL_GRACE)
-    return [p.pid for p in alive]
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    deadline = time.monotonic() + _KILL_GRACE
+    while any(_alive(pid) for pid in killed) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return killed
 
 
 def _kill_group(proc: subprocess.Popen[str], dump_first: bool) -> bool:
