@@ -75,7 +75,7 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
 
 
 def _cache_key(paths: Sequence[Path]) -> str:
-    h = hashlib.sha256(__version__.encode())
+    h = hashlib.sha256(f"{__version__}\0kb-cache-2".encode())
     for p in paths:
         try:
             st = p.stat()
