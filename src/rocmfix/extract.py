@@ -230,40 +230,87 @@ def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
 
 class _ReEngine:
     """Fallback without Hyperscan: ``re`` over the raw bytes (ASCII semantics, like
-    Hyperscan's). Patterns are checked one by one over each chunk, each a tight C
-    loop, instead of one alternation that tries every pattern at every byte; a
-    pattern whose literal text does not occur in the chunk is skipped outright."""
+    Hyperscan's MULTILINE block mode).
+
+    ``re`` has no multi-pattern search, and one alternation of every pattern
+    tries each of them at every byte. Instead each pattern's top-level branch
+    names literal texts one of which its every match contains (see
+    :mod:`rocmfix.kb.literals`); the chunk, lower-cased once, is searched for
+    those texts with ``bytes.find`` and only the lines that hold one are
+    checked with the exact regexes. A branch with no such text runs over the
+    chunk as it is. Every regex runs on whole lines of bounded length, never
+    across a multi-megabyte line.
+    """
 
     name = "re"
 
     def __init__(self, patterns: Sequence[tuple[str, bool]]):
-        self._items: list[tuple[re.Pattern[bytes], tuple[bytes, ...] | None]] = []
+        self._exact: list[re.Pattern[bytes]] = []
+        self._by_needle: dict[bytes, list[int]] = {}
+        self._scan_all: list[re.Pattern[bytes]] = []
         for source, icase in patterns:
             rx = _bytes_re(source, icase)
-            if rx is not None:
-                self._items.append((rx, None if icase else _required(source)))
+            if rx is None:
+                continue
+            pid = len(self._exact)
+            self._exact.append(rx)
+            for branch in split_alternation(source):
+                lits = _required(branch)
+                if lits is None:
+                    brx = _bytes_re(branch, icase)
+                    self._scan_all.append(brx if brx is not None else rx)
+                    continue
+                for lit in lits:
+                    self._by_needle.setdefault(lit, []).append(pid)
+        # A needle that contains another one is implied by it: search the shorter only.
+        ordered = sorted(self._by_needle, key=len)
+        kept: dict[bytes, list[int]] = {}
+        for lit in ordered:
+            inner = next((k for k in kept if k in lit), None)
+            if inner is not None:
+                kept[inner].extend(self._by_needle[lit])
+            else:
+                kept[lit] = list(self._by_needle[lit])
+        self._by_needle = {k: sorted(set(v)) for k, v in kept.items()}
 
     def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
         end = len(src) if b is None else b
         hits: list[int] = []
-        for rx, needles in self._items:
-            if needles is not None and not any(src.find(x, a, end) >= 0 for x in needles):
-                continue
-            for m in rx.finditer(src, a, end):
-                hits.append(max(m.end() - 1, m.start()) - a)
+        if a or end != len(src):
+            src, a, end = bytes(memoryview(src)[a:end]), 0, end - a
+            base = 0
+        else:
+            base = a
+        low = src.lower()
+        checked: set[tuple[int, int]] = set()
+        for needle, pids in self._by_needle.items():
+            pos = low.find(needle)
+            while pos >= 0:
+                start = src.rfind(b"\n", 0, pos) + 1
+                stop = src.find(b"\n", pos)
+                stop = end if stop < 0 else stop
+                for pid in pids:
+                    if (pid, start) in checked:
+                        continue
+                    checked.add((pid, start))
+                    m = self._exact[pid].search(src, start, min(stop, start + _LONG_BYTES))
+                    if m:
+                        hits.append(max(m.end() - 1, m.start()) - base)
+                pos = low.find(needle, stop + 1)
+        for rx in self._scan_all:
+            for m in rx.finditer(src):
+                hits.append(max(m.end() - 1, m.start()) - base)
         return hits
 
 
 def _required(source: str) -> tuple[bytes, ...] | None:
-    """Literal texts one of which every match of ``source`` contains, or None."""
-    try:
-        from rocmfix.kb.literals import required_literals  # noqa: PLC0415
-    except ImportError:  # pragma: no cover
-        return None
-    lits = required_literals(source)
+    """Lower-cased literal texts one of which every match of ``source`` contains."""
+    from rocmfix.kb.literals import required_literals  # noqa: PLC0415
+
+    lits = required_literals(source, ignore_case=True)
     if not lits:
         return None
-    return tuple(x.encode("utf-8") for x in lits)
+    return tuple(sorted(x.encode("utf-8") for x in lits))
 
 
 class _HyperscanEngine:
@@ -429,6 +476,10 @@ def make_engine(
     pats = list(
         dict.fromkeys([(p, ic) for p, ic in patterns] + [(p, False) for p in FATAL_PATTERNS])
     )
+    if prefer == "auto":
+        # ROCMFIX_ENGINE=re measures or forces the fallback that machines without
+        # Hyperscan wheels (aarch64, macOS) get.
+        prefer = os.environ.get("ROCMFIX_ENGINE", "auto") or "auto"
     if prefer in ("auto", "hyperscan"):
         try:
             import hyperscan  # noqa: PLC0415 - optional, heavy native module

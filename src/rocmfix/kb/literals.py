@@ -22,14 +22,16 @@ _MIN = 3
 _MAX_SET = 24
 
 
-def _seq(items: list[tuple[object, object]], icase: bool = False) -> frozenset[str] | None:
+def _seq(
+    items: list[tuple[object, object]], icase: bool = False, shortest: int = _MIN
+) -> frozenset[str] | None:
     """Best required-literal set for a sequence: runs of literal characters, or a child's set."""
     best: frozenset[str] | None = None
     run: list[str] = []
 
     def better(cand: frozenset[str] | None) -> None:
         nonlocal best
-        if cand is None or not cand or min(map(len, cand)) < _MIN or len(cand) > _MAX_SET:
+        if cand is None or not cand or min(map(len, cand)) < shortest or len(cand) > _MAX_SET:
             return
         if best is None or min(map(len, cand)) > min(map(len, best)):
             best = cand
@@ -43,18 +45,20 @@ def _seq(items: list[tuple[object, object]], icase: bool = False) -> frozenset[s
         if op is _c.SUBPATTERN:
             if not icase and len(av) == 4 and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
                 continue
-            better(_seq(list(av[-1]), icase))  # type: ignore[index]
+            better(_seq(list(av[-1]), icase, shortest))  # type: ignore[index]
         elif op is _c.BRANCH:
-            parts = [_seq(list(alt), icase) for alt in av[1]]  # type: ignore[index]
+            parts = [_seq(list(alt), icase, shortest) for alt in av[1]]  # type: ignore[index]
             if all(x is not None for x in parts):
                 better(frozenset().union(*parts))  # type: ignore[arg-type]
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
-            better(_seq(list(av[2]), icase))  # type: ignore[index]
+            better(_seq(list(av[2]), icase, shortest))  # type: ignore[index]
     better(frozenset({"".join(run)}) if run else None)
     return best
 
 
-def required_literals(pattern: str, ignore_case: bool = False) -> frozenset[str] | None:
+def required_literals(
+    pattern: str, ignore_case: bool = False, shortest: int = _MIN
+) -> frozenset[str] | None:
     """A set of literals one of which every match of ``pattern`` contains, or None.
 
     With ``ignore_case`` the literals are lower-cased: look for them in the
@@ -66,7 +70,7 @@ def required_literals(pattern: str, ignore_case: bool = False) -> frozenset[str]
         return None
     icase = ignore_case or bool(tree.state.flags & re.IGNORECASE)
     try:
-        found = _seq(list(tree), icase)
+        found = _seq(list(tree), icase, shortest)
     except Exception:  # noqa: BLE001 - an unexpected node: no prefilter, never wrong
         return None
     if found and icase:
