@@ -1010,6 +1010,7 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
     size = max(CHUNK, 64)
     total = 0
     first: bytes | None = None
+    short: list[bytes] | None = []
     cr_mode = False
     carry = b""
     long_lines = 0
@@ -1037,6 +1038,10 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
             if first is None:
                 first = block[: SHORT_INPUT + 1]
                 cr_mode = b"\n" not in block and b"\r" in block.rstrip(b"\r")
+            if short is not None:  # a decompressor or a pipe may return short reads
+                short.append(block)
+                if total + len(block) > SHORT_INPUT:
+                    short = None
             if cr_mode:
                 block = block.translate(_CR_TO_LF)
             total += len(block)
@@ -1079,8 +1084,8 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
             pool.shutdown(wait=True, cancel_futures=True)
     first = first or b""
     full = None
-    if total <= SHORT_INPUT:
-        text = first.decode("utf-8", "replace")
+    if total <= SHORT_INPUT and short is not None:
+        text = b"".join(short).decode("utf-8", "replace")
         full = "\n".join(clean_line(x) for x in split_lines(text))
     return Excerpt(
         bytes=total,
