@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
 _GFX_RE = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
 def _load(name: str) -> Any:
+    import yaml  # noqa: PLC0415 - only when a fact is looked up, not on every start
+
     text = resources.files("rocmfix.data").joinpath(name).read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(text, Loader=loader)  # noqa: S506 - CSafeLoader/SafeLoader only
