@@ -88,9 +88,7 @@ class CappedReader(io.RawIOBase):
         data = self.inner.read(len(buffer))
         self.seen += len(data)
         if self.seen > self.limit:
-            raise OSError(
-                errno.EFBIG, f"decompresses to more than {_size(self.limit)}", self.name
-            )
+            raise OSError(errno.EFBIG, f"decompresses to more than {_size(self.limit)}", self.name)
         buffer[: len(data)] = data
         return len(data)
 
@@ -99,7 +97,9 @@ class CappedReader(io.RawIOBase):
         super().close()
 
 
-def open_log(path: str | os.PathLike[str], max_decompressed: int = LOG_MAX_DECOMPRESSED) -> BinaryIO:
+def open_log(
+    path: str | os.PathLike[str], max_decompressed: int = LOG_MAX_DECOMPRESSED
+) -> BinaryIO:
     """A regular log file, plain or gzip; gzip output is capped at ``max_decompressed`` bytes."""
     fh = open_regular(path)
     magic = fh.peek(2)[:2] if hasattr(fh, "peek") else b""

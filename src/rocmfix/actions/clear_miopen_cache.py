@@ -87,8 +87,10 @@ class ClearMiopenCache(Action):
             _refuse_if_unsafe(path, ctx)
             why = looks_like_miopen(Path(path))
             if why is not None:
-                if label == "miopen-cache" and ctx.env.get("MIOPEN_CUSTOM_CACHE_DIR") or (
-                    label == "miopen-userdb" and ctx.env.get("MIOPEN_USER_DB_PATH")
+                if (
+                    label == "miopen-cache"
+                    and ctx.env.get("MIOPEN_CUSTOM_CACHE_DIR")
+                    or (label == "miopen-userdb" and ctx.env.get("MIOPEN_USER_DB_PATH"))
                 ):
                     raise ActionError(
                         f"refusing to move {path}: {why}",

@@ -7,6 +7,7 @@ and then replaces the old file with one ``rename``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -94,20 +95,17 @@ def _copy_keep_owner(src: str, dst: str) -> None:
 def _chown_like(src: str | Path, dst: str | Path) -> None:
     st = os.lstat(src)
     if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-        try:
+        # Not root: the copy stays ours, as any copy we could make would.
+        with contextlib.suppress(PermissionError):
             os.lchown(dst, st.st_uid, st.st_gid)
-        except PermissionError:
-            pass  # not root: the copy belongs to us, as any copy we make would
     if os.path.isdir(dst) and not os.path.islink(dst):
         for root, dirs, _ in os.walk(dst):
             for d in dirs:
                 rel = os.path.relpath(os.path.join(root, d), dst)
                 s_st = os.lstat(os.path.join(src, rel))
                 if (s_st.st_uid, s_st.st_gid) != (os.geteuid(), os.getegid()):
-                    try:
+                    with contextlib.suppress(PermissionError):
                         os.lchown(os.path.join(root, d), s_st.st_uid, s_st.st_gid)
-                    except PermissionError:
-                        pass
 
 
 def _discard(path: Path) -> None:

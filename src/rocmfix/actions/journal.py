@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rocmfix import safeio
-from rocmfix.actions.base import Command, FileEdit, Move, Plan, Step
+from rocmfix.actions.base import FileEdit, Move, Plan, Step
 from rocmfix.errors import ActionError
 
 JOURNAL = "journal.jsonl"

@@ -94,7 +94,13 @@ def edit_plan(
             " and keeps that mode",
         )
     notes += (f"open a new terminal (or `source {target}`) for the change to take effect",)
-    return Plan(plan_id, action, params, (FileEdit(real, before, after, new_dirs=fsops.missing_dirs(real)),), notes=notes)
+    return Plan(
+        plan_id,
+        action,
+        params,
+        (FileEdit(real, before, after, new_dirs=fsops.missing_dirs(real)),),
+        notes=notes,
+    )
 
 
 STARTUP_MAX = 64 * 1024 * 1024

@@ -9,6 +9,7 @@ user edited since, unless forced, and then keeps that newer copy as well.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import subprocess
@@ -86,12 +87,10 @@ def apply_plan(
                     hint="; ".join(failures) or None,
                 ) from None
             done.append(step)
-        try:
+        # If this line cannot be written, the begin line and backups are on disk:
+        # undo finds the record as incomplete and reverses the steps that took effect.
+        with contextlib.suppress(OSError):
             write_event(state, plan.id, "applied")
-        except OSError:
-            # The begin line and backups are on disk: undo finds the record as
-            # incomplete and reverses exactly the steps that took effect.
-            pass
     return find_record(state, plan.id)
 
 

@@ -42,7 +42,11 @@ def rebuild_command(action: str, raw: Mapping[str, object], root: bool) -> Comma
     recorded = raw.get("undo_argv")
     recorded_t = None if recorded is None else _strs(recorded, "undo_argv")
     timeout = raw.get("timeout", 120.0)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 7200:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not 0 < timeout <= 7200
+    ):
         raise ValueError("bad timeout")
     sudo, body = _strip_sudo(argv)
     undo = _undo_for(action, body, recorded_t, sudo)
