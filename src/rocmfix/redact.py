@@ -26,7 +26,8 @@ MASK = "<redacted>"
 # ----------------------------------------------------------------- environment
 
 _SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|PASSPHRASE|(?<![A-Z])KEY|_KEY|APIKEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|_PAT$",
+    r"TOKEN|SECRET|PASSW|PASSPHRASE|(?<![A-Z])KEY|_KEY|APIKEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|_PAT$"
+    r"|(?:^|_)(?:PASS|PWD|PW)(?:_|$)|CONNECTION_?STRING|_DSN$",
     re.IGNORECASE,
 )
 _URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
@@ -45,6 +46,31 @@ _TOKEN_SHAPES = (
     r"npm_[A-Za-z0-9]{30,}",
     r"pypi-[A-Za-z0-9_-]{40,}",
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}",
+    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"whsec_[A-Za-z0-9]{16,}",
+)
+# Webhook URLs carry their secret in the path: the whole path goes.
+_WEBHOOK = re.compile(
+    r"(?P<base>https?://(?:hooks\.slack\.com/(?:services|workflows|triggers)"
+    r"|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
+    r"|[\w.-]*\.webhook\.office\.com/webhookb2|outlook\.office\.com/webhook))/[^\s\"'<>)]+",
+    re.IGNORECASE,
+)
+_NETRC = re.compile(
+    r"(?m)^(?P<pre>[^\n]*\b(?:machine|default)\b[^\n]*?\b(?:password|passwd)\s+)(?P<value>(?!<)\S+)"
+)
+_NETRC_LOGIN = re.compile(r"(?m)^(?P<pre>[^\n]*\bmachine\s+\S+\s+login\s+)(?P<value>(?!<)\S+)")
+_USER_PASS_ARG = re.compile(r"(?P<pre>(?<![\w-])(?:-u|--user|--proxy-user)[ =]+)(?P<value>(?!<)[^\s:]+:\S+)")
+_MYSQL_P = re.compile(
+    r"(?P<pre>\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]*?\s-p)(?P<value>(?!<)[^\s-]\S*)"
+)
+_CONN_STRING = re.compile(
+    r"(?P<pre>\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd|sig)=)(?P<value>(?!<)[^;\s\"']+)",
+    re.IGNORECASE,
+)
+_KEY_VALUE_SECRET = re.compile(
+    r"(?P<pre>(?<![\w-])(?:luks\.key|rd\.luks\.key|cryptkey|password|passwd|passphrase)=)(?P<value>(?!<)\S+)",
+    re.IGNORECASE,
 )
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + ")")
 _SECRET_VALUE = re.compile("|".join(_TOKEN_SHAPES))
@@ -70,7 +96,7 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
 # A name is secret when one of its parts (split on _ . -) is one of these.
 # Parts, not substrings: "tokenizer" and "author" are not secrets.
 _SECRET_PART = re.compile(
-    r"(?:^|[_.-])(?:tokens?|secrets?|passw(?:or)?d|passphrase|api_?key|apikey|keys?"
+    r"(?:^|[_.-])(?:tokens?|secrets?|passw(?:or)?d|pass|pwd|passphrase|api_?key|apikey|keys?"
     r"|credentials?|auth|authorization|cookies?|session(?:_?id)?|signature|pat|private_?key"
     r"|access_?key|secret_?key|client_?secret|bearer)(?:$|[_.-])",
     re.IGNORECASE,
@@ -103,7 +129,7 @@ _IPV4 = re.compile(
 )
 _H = r"[0-9A-Fa-f]{1,4}"
 _IPV6 = re.compile(
-    r"(?<![\w:.])(?=[0-9A-Fa-f:]*\d)(?:"
+    r"(?<![\w:.])(?=[0-9A-Fa-f:]*\d|(?:[0-9A-Fa-f]{1,4}:+){3})(?:"
     rf"(?:{_H}:){{7}}{_H}"
     rf"|(?:{_H}:){{1,6}}:(?:{_H}:){{0,5}}{_H}"
     rf"|(?:{_H}:){{1,7}}:"
@@ -126,7 +152,7 @@ _PROMPT = re.compile(
     r"(?=:[~/]|\s+[~/\w.-]*\]\s*[$#])",
     re.M,
 )
-_NCCL_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z][A-Za-z0-9.-]*):\d+:\d+ \[\d+\]", re.M)
+_NCCL_PREFIX = re.compile(r"(?<![\w.:-])(?P<host>[A-Za-z][A-Za-z0-9.-]*):\d+:\d+ \[\d+\]")
 _LABELLED_HOST = re.compile(
     r"\b(?:hostname|host name|node ?name|nodename)\s*[:=]\s*(?P<host>[A-Za-z][A-Za-z0-9.-]{1,62})",
     re.IGNORECASE,
@@ -247,6 +273,17 @@ _BRACKET_HOST = re.compile(r"\[(?P<host>[A-Za-z][A-Za-z0-9-]*)\](?=:\d{2,5}\b)")
 _KEEP_IPS = frozenset({"127.0.0.1", "0.0.0.0", "255.255.255.255", "::1", "::"})
 
 
+_WORDCH = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+_NAME_RUN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def _ends(run: str, i: int, longest: int) -> list[int]:
+    """Where a name starting at ``run[i]`` may end (next char not a word char), longest first."""
+    stop = min(len(run), i + longest)
+    ends = [j for j in range(i + 1, stop + 1) if j == len(run) or run[j] not in _WORDCH]
+    return ends[::-1]
+
+
 def _is_secret_name(name: str) -> bool:
     return bool(_SECRET_PART.search(name.lstrip("-")))
 
@@ -304,8 +341,11 @@ class Redactor:
         text = _PEM.sub(
             lambda m: f"-----BEGIN {m.group(1)}-----\n{MASK}\n-----END {m.group(1)}-----", text
         )
+        text = _WEBHOOK.sub(lambda m: f"{m.group('base')}/{MASK}", text)
         text = _URL_USERINFO.sub(rf"\1{MASK}@", text)
         text = _TOKEN.sub(MASK, text)
+        for rx in (_NETRC, _NETRC_LOGIN, _USER_PASS_ARG, _MYSQL_P, _CONN_STRING, _KEY_VALUE_SECRET):
+            text = rx.sub(lambda m: m.group("pre") + MASK, text)
         text = _AUTH_HEADER.sub(rf"\1 {MASK}", text)
         text = _LOGIN_ARG.sub(rf"\1{MASK}", text)
         text = _ASSIGNMENT.sub(_mask_assignment, text)
@@ -325,14 +365,43 @@ class Redactor:
         return self._names(text)
 
     def _names(self, text: str) -> str:
-        # Longest first, so "gpu01.example.org" goes before "gpu01".
-        for names, label in ((self.hosts, "<host>"), (self.users, "<user>")):
-            for name in sorted(names, key=len, reverse=True):
-                rx = re.compile(
-                    rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_])", re.IGNORECASE
-                )
-                text = rx.sub(label, text)
-        return text
+        """Replace every learned name in one pass (one regex per name was quadratic).
+
+        A name matches where the character before is not ``[A-Za-z0-9_-]`` and
+        the one after is not ``[A-Za-z0-9_]``; of several names starting at one
+        place the longest wins, and hosts win over users.
+        """
+        table: dict[str, str] = {}
+        for names, label in ((self.users, "<user>"), (self.hosts, "<host>")):
+            for name in names:
+                table[name.lower()] = label
+        if not table:
+            return text
+        longest = max(map(len, table))
+        out: list[str] = []
+        pos = 0
+        for m in _NAME_RUN.finditer(text):
+            run, start = m.group(0), m.start()
+            i = 0
+            while i < len(run):
+                if i and run[i - 1] in "-" + _WORDCH:
+                    i += 1
+                    continue
+                hit = None
+                for j in _ends(run, i, longest):
+                    label = table.get(run[i:j].lower())
+                    if label is not None:
+                        hit = (j, label)
+                        break
+                if hit is None:
+                    i += 1
+                    continue
+                out.append(text[pos : start + i])
+                out.append(hit[1])
+                pos = start + hit[0]
+                i = hit[0]
+        out.append(text[pos:])
+        return "".join(out)
 
     def __call__(self, text: str) -> str:
         self.learn(text)
