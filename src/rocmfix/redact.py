@@ -91,6 +91,89 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+# What a snapshot keeps of the environment: the variables the checks read
+# (ROCm/HIP/HSA/MIOpen/PyTorch/NCCL knobs, loader paths, the Python env, the
+# identity the report masks anyway). Everything else is dropped, not masked:
+# a name like SLURM_JOB_USER or an Azure connection string is not the
+# doctor's business.
+SHARED_ENV_PREFIXES = (
+    "HSA_",
+    "HIP_",
+    "ROCR_",
+    "ROCM_",
+    "AMD_",
+    "GPU_",
+    "MIOPEN_",
+    "ROCBLAS_",
+    "HIPBLASLT_",
+    "TENSILE_",
+    "PYTORCH_",
+    "TORCH_",
+    "NCCL_",
+    "RCCL_",
+    "HCC_",
+    "XDG_",
+)
+SHARED_ENV_NAMES = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES",
+        "LD_LIBRARY_PATH",
+        "LD_PRELOAD",
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "HOSTNAME",
+        "SHELL",
+        "LANG",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "CONDA_DEFAULT_ENV",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "KUBERNETES_SERVICE_HOST",
+        "container",
+        "WSL_DISTRO_NAME",
+        "DISABLE_ADDMM_CUDA_LT",
+    }
+)
+
+
+def shared_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The allow-listed part of ``env``, secret-looking values masked."""
+    keep = {
+        k: v for k, v in env.items() if k in SHARED_ENV_NAMES or k.startswith(SHARED_ENV_PREFIXES)
+    }
+    return redact_env(keep)
+
+
+def scrub_tree(value: object, redactor: Redactor) -> object:
+    """``value`` (JSON-like) with every string, keys included, scrubbed by ``redactor``."""
+    if isinstance(value, str):
+        return redactor.scrub(value)
+    if isinstance(value, dict):
+        return {
+            (redactor.scrub(k) if isinstance(k, str) else k): scrub_tree(v, redactor)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [scrub_tree(v, redactor) for v in value]
+    return value
+
+
+def learn_tree(value: object, redactor: Redactor) -> None:
+    """Let ``redactor`` learn the names in every string of ``value``."""
+    if isinstance(value, str):
+        redactor.learn(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            learn_tree(k, redactor)
+            learn_tree(v, redactor)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            learn_tree(v, redactor)
+
+
 # ----------------------------------------------------------------- free text
 
 # A name is secret when one of its parts (split on _ . -) is one of these.

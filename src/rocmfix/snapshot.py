@@ -144,17 +144,43 @@ class RecordingHost:
         return self.torch
 
     def write(
-        self, out_dir: str | Path, python: str, extra: Mapping[str, Any] | None = None
+        self,
+        out_dir: str | Path,
+        python: str,
+        extra: Mapping[str, Any] | None = None,
+        redactor: Any = None,
     ) -> Path:
-        """Write the snapshot (``snapshot.json`` + ``root/``) into ``out_dir``."""
+        """Write the snapshot (``snapshot.json`` + ``root/``) into ``out_dir``.
+
+        With a :class:`rocmfix.redact.Redactor` (what ``collect`` passes), the
+        environment is cut to the allow-list the checks need and every file,
+        command output, path and value goes through the same redaction as
+        ``rocmfix report``; the redactor first learns names from all of it.
+        """
         out = Path(out_dir)
         root = out / "root"
         root.mkdir(parents=True, exist_ok=True)
-        for path, text in sorted(self.files.items()):
+        files = dict(self.files)
+        data = self._data(python, extra)
+        if redactor is not None:
+            from rocmfix.redact import learn_tree, scrub_tree, shared_env
+
+            data["env"] = shared_env(self.env)
+            learn_tree([files, data], redactor)
+            files = {redactor.scrub(p): redactor.scrub(t) for p, t in files.items()}
+            data = scrub_tree(data, redactor)  # type: ignore[assignment]  # same shape back
+            data["schema"] = SCHEMA
+        for path, text in sorted(files.items()):
             dest = _under(root, path)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_text(text, encoding="utf-8")
-        data = {
+            dest.write_text(text, encoding="utf-8", errors="surrogateescape")
+        (out / "snapshot.json").write_text(
+            json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        return out
+
+    def _data(self, python: str, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
             "schema": SCHEMA,
             **(extra or {}),
             "python": python,
@@ -176,10 +202,6 @@ class RecordingHost:
             "processes_holding": self.holders,
             "torch": self.torch.to_dict() if self.torch else None,
         }
-        (out / "snapshot.json").write_text(
-            json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        return out
 
 
 def _under(root: Path, path: str) -> Path:
