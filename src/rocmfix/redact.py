@@ -186,7 +186,7 @@ _SECRET_PART = re.compile(
 )
 _ASSIGNMENT = re.compile(
     r"(?P<name>(?<![\w-])(?:--?)?[A-Za-z_][A-Za-z0-9_.-]*)"
-    r"(?P<sep>[\"']?\s*(?:=|:|\s(?=\S))\s*)(?P<q>[\"']?)(?P<value>[^\s\"',;})\]]+)"
+    r"(?P<sep>[\"']?[ \t]*(?:=|:|[ \t](?=\S))[ \t]*)(?P<q>[\"']?)(?P<value>[^\s\"',;})\]]+)"
 )
 _AUTH_HEADER = re.compile(r"\b(Bearer|Basic|Token|token)\s+([A-Za-z0-9._~+/-]{8,}=*)")
 _LOGIN_ARG = re.compile(
@@ -241,7 +241,7 @@ _LABELLED_HOST = re.compile(
     re.IGNORECASE,
 )
 _LABELLED_USER = re.compile(
-    r"\b(?:USER|LOGNAME|username|user name)\s*[:=]\s*[\"']?(?P<user>[a-z_][a-z0-9_.-]{1,31})\b"
+    r"\b(?:[A-Z_]*USER|LOGNAME|username|user name)\s*[:=]\s*[\"']?(?P<user>[a-z_][a-z0-9_.-]{1,31})\b"
 )
 
 # Names that identify no one and are words rocmfix output needs (a user
