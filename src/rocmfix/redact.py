@@ -60,7 +60,9 @@ _NETRC = re.compile(
     r"(?m)^(?P<pre>[^\n]*\b(?:machine|default)\b[^\n]*?\b(?:password|passwd)\s+)(?P<value>(?!<)\S+)"
 )
 _NETRC_LOGIN = re.compile(r"(?m)^(?P<pre>[^\n]*\bmachine\s+\S+\s+login\s+)(?P<value>(?!<)\S+)")
-_USER_PASS_ARG = re.compile(r"(?P<pre>(?<![\w-])(?:-u|--user|--proxy-user)[ =]+)(?P<value>(?!<)[^\s:]+:\S+)")
+_USER_PASS_ARG = re.compile(
+    r"(?P<pre>(?<![\w-])(?:-u|--user|--proxy-user)[ =]+)(?P<value>(?!<)[^\s:]+:\S+)"
+)
 _MYSQL_P = re.compile(
     r"(?P<pre>\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]*?\s-p)(?P<value>(?!<)[^\s-]\S*)"
 )

@@ -129,7 +129,9 @@ def _first_errno(err: BaseException) -> int:
 def _reason(err: BaseException) -> str:
     if isinstance(err, shutil.Error) and err.args and isinstance(err.args[0], list):
         rows = err.args[0]
-        first = rows[0][2] if rows and len(rows[0]) == 3 else "?"
+        first = (
+            re.sub(r"^\[Errno \d+\] ", "", str(rows[0][2])) if rows and len(rows[0]) == 3 else "?"
+        )
         more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
         return f"{first}{more}"
     return getattr(err, "strerror", None) or str(err)
