@@ -212,6 +212,8 @@ def read_history(state: Path) -> tuple[JournalRecord, ...]:
 
 
 JOURNAL_MAX = 256 * 1024 * 1024
+BACKUP_MAX = 512 * 1024 * 1024
+"""Same cap as the startup files set-env edits (a 100 MB rc file still round-trips)."""
 
 
 def read_history_checked(state: Path) -> tuple[tuple[JournalRecord, ...], tuple[str, ...]]:
@@ -327,7 +329,7 @@ def _step_to_json(step: Step) -> dict[str, object]:
 
 def _backup(folder: Path, name: str, want_sha: object) -> bytes:
     try:
-        data = safeio.read_bytes(folder / name, JOURNAL_MAX, nofollow=True)
+        data = safeio.read_bytes(folder / name, BACKUP_MAX, nofollow=True)
     except FileNotFoundError:
         raise _Damaged(f"backup {folder / name} is missing; this fix cannot be undone") from None
     except OSError as err:

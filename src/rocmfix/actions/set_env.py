@@ -103,7 +103,7 @@ def edit_plan(
     )
 
 
-STARTUP_MAX = 64 * 1024 * 1024
+STARTUP_MAX = 512 * 1024 * 1024
 """A shell startup file is never this large; reading more would only cost memory."""
 
 

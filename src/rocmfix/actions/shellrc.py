@@ -98,6 +98,8 @@ def blocks(lines: list[str]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     start: int | None = None
     for i, line in enumerate(lines):
+        if "rocmfix" not in line:
+            continue  # cheap test first: rc files can hold millions of lines
         bare = _bare(line).rstrip()
         if bare == BEGIN:
             if start is not None:
