@@ -397,7 +397,16 @@ class SnapshotHost:
 FILE_LIMIT = 4 * 1024 * 1024
 """Bytes of one recorded file the replay reads (the live host reads no more either)."""
 MAX_DIR_ENTRIES = 10_000
-_TABLES = ("stat", "exists", "listdir", "links", "rw", "disk_total", "processes_holding")
+_TABLES = (
+    "stat",
+    "exists",
+    "listdir",
+    "links",
+    "rw",
+    "rw_errno",
+    "disk_total",
+    "processes_holding",
+)
 
 
 def _sane(data: dict[str, Any], meta: Path) -> dict[str, Any]:
