@@ -198,24 +198,15 @@ def run_command(
     )
     if exe is None or not os.path.exists(exe):
         return CommandResult(None, "", f"{argv[0]}: command not found", missing=True)
+    from rocmfix import children
+
     try:
-        proc = subprocess.Popen(
-            [exe, *argv[1:]],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
+        done = children.run([exe, *argv[1:]], timeout, env=env)
     except OSError as exc:
         return CommandResult(None, "", f"{argv[0]}: {exc.strerror}", missing=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        return CommandResult(None, _text(out), _text(err), timed_out=True)
-    return CommandResult(proc.returncode, _text(out), _text(err))
+    return CommandResult(
+        done.returncode, _text(done.stdout), _text(done.stderr), timed_out=done.timed_out
+    )
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

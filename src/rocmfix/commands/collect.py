@@ -41,6 +41,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rocmfix import probes
     from rocmfix.host import LocalHost
+    from rocmfix.redact import Redactor, learn_tree, scrub_tree
+    from rocmfix.report import known_identity
     from rocmfix.snapshot import RecordingHost
 
     out = Path(args.out)
@@ -59,9 +61,13 @@ def run(args: argparse.Namespace) -> int:
             out,
             python,
             extra={"created": created, "rocmfix_version": __version__, "source": "rocmfix collect"},
+            redactor=Redactor(*known_identity(rec.inner, live=True)),
         )
+        doctor = Redactor(*known_identity(rec.inner, live=True))
+        report_json = probes.to_json(results)
+        learn_tree([rec.files, rec.commands, report_json], doctor)
         (out / "doctor.json").write_text(
-            json.dumps(probes.to_json(results), indent=1) + "\n", encoding="utf-8"
+            json.dumps(scrub_tree(report_json, doctor), indent=1) + "\n", encoding="utf-8"
         )
     except OSError as exc:
         raise InputError(f"cannot write snapshot to {out}: {exc.strerror}") from None
@@ -79,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(
-            f"Snapshot written to {out} ({files} files, {len(rec.commands)} command outputs; secrets masked)."
+            f"Snapshot written to {out} ({files} files, {len(rec.commands)} command outputs;"
+            " identities and secrets redacted as in `rocmfix report`; read it before sharing)."
         )
         print(f"Replay it with: rocmfix doctor --snapshot {out}", file=sys.stderr)
     return 0

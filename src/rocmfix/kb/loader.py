@@ -16,6 +16,7 @@ path, size and mtime and by the rocmfix version, so an edited YAML is re-read.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import pickle
@@ -23,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from rocmfix import __version__
+from rocmfix import __version__, safeio
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
 
@@ -66,16 +67,17 @@ def _cache_dir() -> Path:
 def read_kb_file(path: Path) -> tuple[Entry, ...]:
     """Read and validate one KB file. Raises KbError for any problem."""
     try:
-        size = path.stat().st_size
-        if size > _MAX_FILE_BYTES:
-            raise KbError(f"{path}: {size} bytes is too large for a KB file")
-        raw = path.read_bytes()
+        # Opened non-blocking and checked on the descriptor: a kb.d entry that is a
+        # FIFO or a link to /dev/zero must not hang or exhaust memory.
+        raw = safeio.read_bytes(path, _MAX_FILE_BYTES)
     except FileNotFoundError:
         raise KbError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise KbError(f"{path}: is a directory, expected a YAML file") from None
     except OSError as err:
-        raise KbError(f"{path}: cannot read ({err.strerror})") from None
+        if err.errno == errno.EFBIG:
+            raise KbError(f"{path}: too large for a KB file ({safeio.describe(err)})") from None
+        raise KbError(f"{path}: cannot read ({safeio.describe(err)})") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -155,6 +155,15 @@ def _fix(raw: Any, pos: int, ctx: tuple[int, str | None]) -> Fix:
         raise _Invalid(f"'fixes[{pos}].params' must be a mapping of names", index, eid, where)
     if params and action is None:
         raise _Invalid(f"'fixes[{pos}].params' given without an action", index, eid, where)
+    if action is not None and ({"python", "venv"} & set(params)):
+        # Planning a fix runs the target interpreter (`pip list`): a KB file must
+        # never pick the program that runs, only the user (--python, --venv) may.
+        raise _Invalid(
+            f"'fixes[{pos}].params' may not name an interpreter or venv (python, venv)",
+            index,
+            eid,
+            where,
+        )
     commands = raw.get("commands") or []
     if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
         raise _Invalid(f"'fixes[{pos}].commands' must be a list of strings", index, eid, where)
