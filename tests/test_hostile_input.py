@@ -53,3 +53,21 @@ def test_many_nul_bytes_and_a_huge_number_of_matches() -> None:
     top = result.matches[0]
     assert top.entry.id == "no-binary-for-gpu"
     assert top.evidence[0].count >= 100_000
+
+
+def test_an_endless_binary_stream_on_stdin_is_refused_without_reading_it_all() -> None:
+    class Endless(io.RawIOBase):
+        served = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buf) -> int:  # type: ignore[no-untyped-def]
+            buf[:] = b"\0" * len(buf)
+            self.served += len(buf)
+            return len(buf)
+
+    src = Endless()
+    ex = extract_stream(io.BufferedReader(src), MATCHER._engine)
+    assert ex.binary
+    assert src.served <= 96 * 1024 * 1024

@@ -14,7 +14,6 @@ first ones and the most recent ones are kept), and a short tail of the log.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -495,14 +494,19 @@ def make_engine(
 
 
 def open_input(path: str | Path) -> BinaryIO:
-    """Open a plain or compressed (gzip, xz, bzip2) file for binary reading.
+    """Open a regular file, plain or compressed (gzip, xz, bzip2), for binary reading.
+
+    Devices, FIFOs and directories are refused (``/dev/zero`` never ends);
+    decompressed output is capped (``safeio.LOG_MAX_DECOMPRESSED``).
 
     Raises:
-        InputError: the file is missing, a directory or unreadable.
+        InputError: the file is missing, not a regular file or unreadable.
     """
+    from rocmfix import safeio  # noqa: PLC0415
+
     p = Path(path)
     try:
-        fh: BinaryIO = p.open("rb")
+        return safeio.open_log(p)
     except FileNotFoundError:
         raise InputError(
             f"{p}: no such file", hint="check the path, or pipe the log: ... | rocmfix explain -"
@@ -512,37 +516,14 @@ def open_input(path: str | Path) -> BinaryIO:
     except PermissionError:
         raise InputError(f"{p}: permission denied") from None
     except OSError as err:
-        raise InputError(f"{p}: cannot read ({err.strerror})") from None
-    return open_stream(fh)
-
-
-_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
+        raise InputError(f"{p}: cannot read ({safeio.describe(err)})") from None
 
 
 def open_stream(fh: BinaryIO) -> BinaryIO:
-    """Wrap a binary stream so that gzip, xz and bzip2 data are decompressed on the fly.
+    """Wrap a binary stream (a pipe) so compressed data is decompressed on the fly, capped."""
+    from rocmfix import safeio  # noqa: PLC0415
 
-    Works on files and on pipes (``cat run.log.gz | rocmfix explain -``): the
-    first bytes are peeked, never lost.
-    """
-    if not hasattr(fh, "peek"):
-        fh = io.BufferedReader(fh, buffer_size=1 << 16)  # type: ignore[arg-type]
-    try:
-        magic = fh.peek(6)[:6]  # type: ignore[attr-defined]
-    except (OSError, ValueError):
-        return fh
-    for sig, kind in _MAGIC:
-        if magic.startswith(sig) and (kind != "bz2" or magic[3:4].isdigit()):
-            if kind == "gzip":
-                return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
-            if kind == "xz":
-                import lzma  # noqa: PLC0415 - rare
-
-                return lzma.LZMAFile(fh)  # type: ignore[return-value]
-            import bz2  # noqa: PLC0415 - rare
-
-            return bz2.BZ2File(fh)  # type: ignore[return-value]
-    return fh
+    return safeio.open_stream(fh, "standard input")
 
 
 def open_log(source: str | Path) -> BinaryIO:
@@ -992,6 +973,10 @@ class _NotPlain(Exception):
     """The file needs the stream path (CR-only line ends)."""
 
 
+_BINARY_READ_MAX = 64 * 1024 * 1024
+"""How much of a stream that starts as binary data is read before giving up on it."""
+
+
 def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
     """Scan a binary stream chunk by chunk and return what matters.
 
@@ -1010,6 +995,7 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
     size = max(CHUNK, 64)
     total = 0
     first: bytes | None = None
+    binary_head = False
     short: list[bytes] | None = []
     cr_mode = False
     carry = b""
@@ -1038,6 +1024,9 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
             if first is None:
                 first = block[: SHORT_INPUT + 1]
                 cr_mode = b"\n" not in block and b"\r" in block.rstrip(b"\r")
+                binary_head = _looks_binary(first)
+            if binary_head and total > _BINARY_READ_MAX:
+                break  # binary from the start (/dev/zero on stdin): stop, do not read to the end
             if short is not None:  # a decompressor or a pipe may return short reads
                 short.append(block)
                 if total + len(block) > SHORT_INPUT:

@@ -97,16 +97,44 @@ class CappedReader(io.RawIOBase):
         super().close()
 
 
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
+
+
+def open_stream(
+    fh: BinaryIO, name: str = "<stream>", max_decompressed: int = LOG_MAX_DECOMPRESSED
+) -> BinaryIO:
+    """``fh`` itself, or gzip/xz/bzip2 data decompressed on the fly and capped.
+
+    The first bytes are peeked, never consumed, so this works on pipes too.
+    """
+    if not hasattr(fh, "peek"):
+        fh = io.BufferedReader(fh, buffer_size=1 << 16)  # type: ignore[arg-type]
+    try:
+        magic = fh.peek(6)[:6]  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        return fh
+    for sig, kind in _MAGIC:
+        if magic.startswith(sig) and (kind != "bz2" or magic[3:4].isdigit()):
+            if kind == "gzip":
+                inner: BinaryIO = gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[assignment]
+            elif kind == "xz":
+                import lzma  # noqa: PLC0415 - rare
+
+                inner = lzma.LZMAFile(fh)  # type: ignore[assignment]  # noqa: SIM115 - returned open
+            else:
+                import bz2  # noqa: PLC0415 - rare
+
+                inner = bz2.BZ2File(fh)  # type: ignore[assignment]  # noqa: SIM115 - returned open
+            capped = CappedReader(inner, max_decompressed, name)
+            return io.BufferedReader(capped, 1 << 20)  # type: ignore[return-value]
+    return fh
+
+
 def open_log(
     path: str | os.PathLike[str], max_decompressed: int = LOG_MAX_DECOMPRESSED
 ) -> BinaryIO:
-    """A regular log file, plain or gzip; gzip output is capped at ``max_decompressed`` bytes."""
-    fh = open_regular(path)
-    magic = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
-    if magic != b"\x1f\x8b":
-        return fh
-    capped = CappedReader(gzip.GzipFile(fileobj=fh, mode="rb"), max_decompressed, str(path))  # type: ignore[arg-type]
-    return io.BufferedReader(capped, 1 << 20)  # type: ignore[return-value]
+    """A regular log file, plain or compressed (gzip, xz, bzip2), output capped."""
+    return open_stream(open_regular(path), str(path), max_decompressed)
 
 
 def describe(err: OSError) -> str:
@@ -128,6 +156,7 @@ def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> boo
 __all__ = [
     "CappedReader",
     "LOG_MAX_DECOMPRESSED",
+    "open_stream",
     "describe",
     "is_within",
     "open_log",
