@@ -702,7 +702,9 @@ def _summary(
     extra = []
     for v in used:
         if v.status == "override":
-            extra.append(f"{v.gpu.bare} runs as {v.runs_as} (HSA_OVERRIDE_GFX_VERSION={v.override})")
+            extra.append(
+                f"{v.gpu.bare} runs as {v.runs_as} (HSA_OVERRIDE_GFX_VERSION={v.override})"
+            )
     hidden = [v for v in verdicts if v.status == "hidden"]
     if hidden:
         extra.append("hide " + ", ".join(v.gpu.bare for v in hidden))
@@ -722,13 +724,12 @@ def _with_commands(p: Plan, machine: Machine) -> Plan:
         if machine.torch is not None and not p.python_needed:
             cmds.append(f"{py} -m pip uninstall -y {' '.join(PACKAGES)}")
         cmds.append(
-            f"{py} -m pip install '{p.torch_spec}' torchvision torchaudio"
-            f" --index-url {p.index_url}"
+            f"{py} -m pip install '{p.torch_spec}' torchvision torchaudio --index-url {p.index_url}"
         )
     for name, value in p.env.items():
         cmds.append(f"export {name}={value}")
     cmds.append(
-        f"{py} -c \"import torch; print(torch.__version__, torch.cuda.is_available(),"
+        f'{py} -c "import torch; print(torch.__version__, torch.cuda.is_available(),'
         ' torch.cuda.get_arch_list())"'
     )
     from dataclasses import replace

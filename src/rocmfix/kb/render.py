@@ -26,6 +26,7 @@ _SHAPES: dict[str, re.Pattern[str]] = {
     "hsa_override": re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}"),
     "rocm_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
     "rocm_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "install_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
     "hip_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,6})?(?:-[0-9a-f]{1,12})?"),
     "torch_version": re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
     "library": re.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
@@ -75,6 +76,8 @@ def derive(
         )
     elif torch is not None and machine.torch is None:
         machine = replace(machine, torch=torch)
+    if machine.torch is not None and _expandable_ok(machine.torch):
+        out.setdefault("alloc_expandable", "expandable_segments:True")
     if not machine.gpus:
         own = machine.torch.index if machine.torch else None
         if own and "rocm_index" not in out:
@@ -86,6 +89,16 @@ def derive(
     return out
 
 
+def _expandable_ok(torch: compat.TorchBuild) -> bool:
+    """expandable_segments works on ROCm from torch 2.11 built for ROCm >= 7.0
+    (pytorch#173330/#177974, backport ROCm/pytorch#3106, gate #179781/#179930)."""
+    parts = torch.parts
+    index = torch.index
+    if parts is None or index is None:
+        return False
+    return parts[0][:2] >= (2, 11) and compat.index_key(index) >= (7, 0, 0)
+
+
 def plan_params(plan: compat.Plan, torch: compat.TorchBuild | None) -> dict[str, str]:
     """Fix values from a plan: hsa_override only for a global one, the index, the iGPU to hide."""
     out: dict[str, str] = {}
@@ -94,6 +107,8 @@ def plan_params(plan: compat.Plan, torch: compat.TorchBuild | None) -> dict[str,
     if plan.index:
         own = torch.index if torch else None
         out["rocm_index"] = own if plan.keep and own else plan.index
+        if not plan.keep:
+            out["install_index"] = plan.index  # a (re)install is what the plan asks for
     igpus = [g.bare for g in plan.hide if g.is_igpu]
     if igpus:
         out["igpu"] = igpus[0]
@@ -104,6 +119,7 @@ def plan_params(plan: compat.Plan, torch: compat.TorchBuild | None) -> dict[str,
 LEARN: dict[str, tuple[str, str]] = {
     "gfx": ("your GPU's gfx target", "rocminfo | grep -m1 -o 'gfx[0-9a-f]*'"),
     "rocm_index": ("the wheel index for your GPU", "rocmfix install-plan"),
+    "install_index": ("the wheel index for your GPU", "rocmfix install-plan"),
     "hsa_override": ("the override for your GPU, if any", "rocmfix install-plan"),
     "rocm_version": ("your ROCm version", "cat /opt/rocm/.info/version"),
     "torch_version": (
@@ -116,6 +132,7 @@ LEARN: dict[str, tuple[str, str]] = {
 LEARN_ZH: dict[str, str] = {
     "gfx": "你的 GPU 的 gfx 目标",
     "rocm_index": "适合你的 GPU 的 wheel 索引",
+    "install_index": "适合你的 GPU 的 wheel 索引",
     "hsa_override": "适合你的 GPU 的覆盖值（如有）",
     "rocm_version": "你的 ROCm 版本",
     "torch_version": "你的 torch 版本",
