@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from rocmfix import compat
 from rocmfix.probes import compat_view
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 from rocmfix.probes.install import gpu_agents, system_rocm_version
@@ -222,6 +223,26 @@ def check_arch(ctx: Context) -> CheckResult:
         else ""
     )
     others = f" (and {len(judged) - 1} more GPU(s))" if len(judged) > 1 else ""
+    unverified = [
+        (g, value)
+        for g in judged
+        for _, value in [compat_view.override_for_node(ctx, g.node)]
+        if value
+        and compat_view.runs_as(ctx, g.node, g.gfx) != g.gfx
+        and compat.verified_override(g.gfx)[0] != value
+    ]
+    if unverified:
+        g, value = unverified[0]
+        return result(
+            "gpu-arch-vs-torch",
+            Status.WARN,
+            f"{g.gfx} runs as {compat_view.runs_as(ctx, g.node, g.gfx)} only through"
+            f" HSA_OVERRIDE_GFX_VERSION={value}, which is not a verified override for it",
+            details=details,
+            evidence=places,
+            ruled_out=["rocblas-tensile-missing"],
+            fix=compat_view.install_advice(ctx),
+        )
     return result(
         "gpu-arch-vs-torch",
         Status.OK,
