@@ -455,6 +455,11 @@ def plan(machine: Machine) -> Plan:
     notes = list(env_notes)
     notes += _python_notes(machine, choices, index, py, python_needed)
     notes += _platform_notes(machine)
+    if keep and machine.torch and machine.torch.index != index:
+        notes.append(
+            f"optional: a newer stack for these GPUs is torch>={floor} from {index}"
+            " (`rocmfix fix reinstall-torch` installs it reversibly)"
+        )
     if floor and not keep and _newer_unverified(index, floor):
         notes.append(
             f"pip takes the newest torch on {index}; releases after {floor} there have"
@@ -633,6 +638,9 @@ def _facts(
     keep: bool,
 ) -> tuple[Fact, ...]:
     out: list[Fact] = []
+    if keep and machine.torch and machine.torch.release and machine.torch.index:
+        # Describe the build that stays, not the one a fresh install would get.
+        floor, index = machine.torch.release, machine.torch.index
     rel = next((r for r in facts.wheel_releases() if r.torch == floor), None)
     wheels = _load("pytorch-rocm-wheels.yaml")
     row = next((r for r in wheels.get("releases") or () if str(r["torch"]) == floor), {})
