@@ -446,6 +446,8 @@ def plan(machine: Machine) -> Plan:
     effective = [v.runs_as or v.gpu.bare for v in verdicts if v.status in ("native", "override")]
     floor = _floor(index, effective, py if python_needed is None else None)
     keep = _keeps(machine.torch, index, floor, effective)
+    if keep:
+        python_needed = None  # the installed torch runs on this Python already
     env, per_node_unknown, env_notes = _env(machine, verdicts, hidden, index)
     verdict = "override" if any(v.status == "override" for v in verdicts) else "native"
     legacy = [g for g in effective if last_index(g)[0] == index]
