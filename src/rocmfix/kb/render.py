@@ -115,6 +115,10 @@ def plan_params(plan: compat.Plan, torch: compat.TorchBuild | None) -> dict[str,
     return out
 
 
+# Values the compatibility model derives (never read from the text): shown apart
+# from the user's own values, so a suggested override never reads as one that is set.
+DERIVED = frozenset({"hsa_override", "rocm_index", "install_index", "igpu", "alloc_expandable"})
+
 # What to run to learn a value a fix needs when it is not known.
 LEARN: dict[str, tuple[str, str]] = {
     "gfx": ("your GPU's gfx target", "rocminfo | grep -m1 -o 'gfx[0-9a-f]*'"),
