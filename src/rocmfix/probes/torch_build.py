@@ -76,7 +76,6 @@ def check_torch_build(ctx: Context) -> CheckResult:
             evidence=evidence,
             fix=compat_view.install_advice(ctx),
         )
-    install = compat_view.install_advice(ctx)
     if probe.flavour == "cuda" and not amd and probe.is_available:
         # An NVIDIA machine with a working CUDA torch: correct, just not a ROCm setup.
         names = ", ".join(sorted({d.name for d in probe.devices})) or "CUDA devices"
@@ -96,7 +95,7 @@ def check_torch_build(ctx: Context) -> CheckResult:
             evidence=evidence,
             kb=["cuda-build-on-amd"],
             ruled_out=["cpu-only-build"],
-            fix=install,
+            fix=compat_view.install_advice(ctx),
         )
     if probe.flavour == "cpu":
         return result(
@@ -107,7 +106,7 @@ def check_torch_build(ctx: Context) -> CheckResult:
             evidence=evidence,
             kb=["cpu-only-build"],
             ruled_out=["cuda-build-on-amd"],
-            fix=install,
+            fix=compat_view.install_advice(ctx),
         )
     ruled = ["cpu-only-build", "cuda-build-on-amd"]
     if not probe.is_available:
