@@ -503,7 +503,7 @@ def test_reinstall_torch_installs_all_three_from_one_rocm_index_and_undo_restore
         "install",
         "--index-url",  # type: ignore[union-attr]
         "https://download.pytorch.org/whl/rocm6.2",
-        "torch==2.5.*",
+        "torch>=2.5",
         "torchvision",
         "torchaudio",
     )
@@ -540,16 +540,47 @@ def test_reinstall_torch_does_not_pin_a_release_from_an_unverified_row(machine: 
     assert any("unverified" in n for n in plan.notes)
 
 
-def test_reinstall_torch_derives_the_index_from_the_system_rocm(
+def test_reinstall_torch_takes_the_index_from_the_gpus_not_the_system_rocm(
     machine: Machine, tmp_path: Path
 ) -> None:
+    # Wheels bundle their own ROCm: an RX 9070 XT needs an index with gfx1201 whatever
+    # /opt/rocm says (rocm6.2 wheels have no gfx1201 -> pytorch#148562).
     rocm = tmp_path / "rocm"
     (rocm / ".info").mkdir(parents=True)
     (rocm / ".info" / "version").write_text("6.2.1-112\n")
-    machine.fake_state("pip.json", {})
+    machine.fake_state("pip.json", {"torch": "2.5.1+rocm6.2"})
     env = {**os.environ, "ROCM_PATH": str(rocm)}
-    plan = plan_action("reinstall-torch", {"python": FAKE_PY}, machine.ctx(env=env))
-    assert "https://download.pytorch.org/whl/rocm6.2" in plan.steps[-1].argv  # type: ignore[union-attr]
+    gpus = (GpuInfo(0, "gfx1201", "RX 9070 XT", False, 1),)
+    plan = plan_action("reinstall-torch", {"python": FAKE_PY}, machine.ctx(env=env, gpus=gpus))
+    argv = plan.steps[-1].argv  # type: ignore[union-attr]
+    assert "https://download.pytorch.org/whl/rocm7.2" in argv and "torch>=2.11" in argv
+
+
+def test_reinstall_torch_refuses_on_a_machine_without_an_amd_gpu(machine: Machine) -> None:
+    machine.fake_state("pip.json", {"torch": "2.13.0+cpu"})
+    with pytest.raises(ActionError, match="no AMD GPU"):
+        plan_action("reinstall-torch", {"python": FAKE_PY}, machine.ctx(gpus=()))
+
+
+def test_reinstall_torch_refuses_an_index_that_lacks_the_gpu(machine: Machine) -> None:
+    # The old extractor turned 2.7.1+rocm6.2.4 into rocm6.2: 2.5 wheels without gfx1201.
+    machine.fake_state("pip.json", {"torch": "2.7.1+rocm6.2.4"})
+    gpus = (GpuInfo(0, "gfx1201", "RX 9070 XT", False, 1),)
+    with pytest.raises(ActionError, match="do not target gfx1201"):
+        plan_action(
+            "reinstall-torch", {"rocm_index": "rocm6.2", "python": FAKE_PY}, machine.ctx(gpus=gpus)
+        )
+
+
+def test_reinstall_torch_never_pins_below_the_installed_release_of_the_index(
+    machine: Machine,
+) -> None:
+    machine.fake_state("pip.json", {"torch": "2.13.0+rocm7.2", "torchvision": "0.28.0+cu130"})
+    gpus = (GpuInfo(0, "gfx1100", "RX 7900 XTX", False, 1),)
+    plan = plan_action(
+        "reinstall-torch", {"rocm_index": "rocm7.2", "python": FAKE_PY}, machine.ctx(gpus=gpus)
+    )
+    assert "torch>=2.13" in plan.steps[-1].argv  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("index", ["rocm6.2 --pre", "rocm6.2;id", "cu121", "rocm99.9"])

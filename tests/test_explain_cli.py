@@ -218,4 +218,6 @@ def test_check_on_a_machine_without_a_gpu_reports_the_failing_checks(
     verdict = json.loads(capsys.readouterr().out)["checks"]["no-gpu-visible"]
     assert verdict["verdict"] == "not confirmed"
     assert "nothing either way" not in verdict["summary"]
-    assert "gpu-list fail" in verdict["summary"] and "cpu-only-build" in verdict["summary"]
+    assert "gpu-list fail" in verdict["summary"]
+    # No AMD GPU: a CPU torch is not this machine's fault (issue 10 item 5), so torch-build skips.
+    assert "cpu-only-build" not in verdict["summary"]

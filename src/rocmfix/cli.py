@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "prove the GPU works: staged matmul test in a subprocess",
     ),
     "fix": ("rocmfix.commands.fix", "preview (default) or apply a guided, reversible fix"),
+    "install-plan": ("rocmfix.commands.install_plan", "which ROCm wheel index and torch fit this GPU"),
     "undo": ("rocmfix.commands.undo", "undo an applied fix byte for byte"),
     "history": ("rocmfix.commands.history", "list applied fixes from the journal"),
     "collect": ("rocmfix.commands.collect", "record a shareable snapshot of this machine"),
@@ -39,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _top_parser() -> argparse.ArgumentParser:
-    epilog = "commands:\n" + "\n".join(f"  {n:<9} {h}" for n, (_, h) in COMMANDS.items())
+    epilog = "commands:\n" + "\n".join(f"  {n:<12} {h}" for n, (_, h) in COMMANDS.items())
     epilog += "\n\nRun `rocmfix COMMAND --help` for a command's options."
     parser = argparse.ArgumentParser(
         prog="rocmfix",

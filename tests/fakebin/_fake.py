@@ -106,8 +106,12 @@ def pip(args: list[str]) -> int:
         if "--index-url" in args:
             tag = "+" + args[args.index("--index-url") + 1].rstrip("/").rsplit("/", 1)[-1]
         for spec in (a for a in args[1:] if not a.startswith("-") and "://" not in a):
-            name, _, version = spec.partition("==")
-            version = version.replace(".*", ".1") or "9.9.0"
+            if ">=" in spec:
+                name, _, floor = spec.partition(">=")
+                version = floor + ".1"
+            else:
+                name, _, version = spec.partition("==")
+                version = version.replace(".*", ".1") or "9.9.0"
             packages[name] = version if "+" in version else version + tag
     save("pip.json", packages)
     return 0

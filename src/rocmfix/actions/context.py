@@ -27,6 +27,8 @@ class GpuInfo:
     gfx: str
     name: str
     integrated: bool
+    node: int | None = None
+    """KFD topology node (what HSA_OVERRIDE_GFX_VERSION_<node> names), when known."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def read_gpus() -> tuple[GpuInfo, ...] | None:
     except Exception:  # noqa: BLE001 - a broken probe must not stop a fix; treat as unknown
         return None
     return tuple(
-        GpuInfo(i, str(g.gfx), str(g.name), bool(g.integrated)) for i, g in enumerate(found)
+        GpuInfo(i, str(g.gfx), str(g.name), bool(g.integrated), g.node) for i, g in enumerate(found)
     )
 
 

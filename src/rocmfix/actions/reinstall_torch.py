@@ -1,8 +1,14 @@
 """reinstall-torch: replace the target interpreter's torch with the ROCm wheels.
 
 torch, torchvision and torchaudio are installed together from one ROCm wheel
-index (download.pytorch.org/whl/<index>), pinned to the newest PyTorch release
-whose row in the packaged wheel table is verified to offer that index. Undo
+index (download.pytorch.org/whl/<index>). Without an index the compatibility
+model (``rocmfix.compat``, the plan `rocmfix install-plan` prints) picks the
+one whose verified wheels target every GPU in use for this Python; torch gets
+a floor (``torch>=X``: the oldest verified release there that targets the
+GPUs), so pip takes the newest wheel of that index and never downgrades an
+installed torch of the same index. An explicit index that does not serve the
+GPUs or the Python, or that would replace a working build with an older one,
+is refused. Undo
 reinstalls the exact versions found before, from the index their local tag
 names (``+cu121``, ``+rocm6.1``, ``+cpu``, or PyPI for none).
 """
@@ -14,7 +20,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from rocmfix import facts
+from rocmfix import compat, facts
 from rocmfix.actions import validate
 from rocmfix.actions.base import Action, Command, Plan
 from rocmfix.actions.context import Context, read_command
@@ -33,18 +39,72 @@ def system_rocm_version(ctx: Context) -> str | None:
         return None
 
 
-def torch_pin(index: str) -> tuple[str | None, bool]:
-    """(newest torch release offering ``index``, whether that row is verified)."""
+def torch_pin(index: str, gfxs: tuple[str, ...] = ()) -> tuple[str | None, bool]:
+    """(floor release for ``index``, whether it is verified).
+
+    The floor is the oldest release whose verified wheels on ``index`` target
+    ``gfxs``: pip then takes the newest wheel of the index, so a torch newer
+    than the floor on the same index is never downgraded.
+    """
     rows = [r for r in facts.wheel_releases() if index in r.rocm_indexes]
     if not rows:
         raise ActionError(
             f"no PyTorch release in rocmfix's table offers {index}",
             hint="indexes look like rocm6.2, rocm6.2.4, rocm7.2",
         )
-    verified = [r for r in rows if not r.unverified]
-    if verified:
-        return verified[-1].torch, True
+    good = [o for o in compat.offers() if o.index == index and all(compat._fits(o, g) for g in gfxs)]  # noqa: SLF001 - same model
+    if good:
+        return min(good, key=lambda o: [int(p) for p in o.release.split(".")]).release, True
     return None, False
+
+
+def _machine(ctx: Context, python: str, have: Mapping[str, str] | None = None) -> compat.Machine:
+    """The compat model's view of the fix context (GPUs, the target's torch and Python)."""
+    gpus = tuple(compat.Gpu(g.gfx, g.integrated, g.node, g.index, g.name) for g in ctx.gpus or ())
+    if have is None:
+        try:
+            have = installed(python)
+        except ActionError:
+            have = {}
+    torch = compat.TorchBuild(have["torch"]) if have.get("torch") else None
+    got = read_command((python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"))
+    version = got[1].strip() if got and got[0] == 0 else None
+    return compat.Machine(
+        gpus=gpus,
+        torch=torch,
+        python=version,
+        platform="wsl" if ctx.wsl else ("container" if ctx.container else "linux"),
+        gpus_known=ctx.gpus is not None,
+        interpreter=python,
+    )
+
+
+def check_index(index: str, ctx: Context, python: str) -> None:
+    """Refuse an index that would not serve this machine (ActionError with the plan's answer)."""
+    if not ctx.gpus:
+        return  # GPUs unknown (or none listed): the user's explicit choice stands
+    machine = _machine(ctx, python)
+    plan = compat.plan(machine)
+    in_use = [v.runs_as or v.gpu.bare for v in plan.gpus if v.status in ("native", "override")]
+    py = compat._py_key(machine.python)  # noqa: SLF001 - same model
+    offers = [o for o in compat.offers() if o.index == index]
+    if offers and py and not any(o.has_python(py) for o in offers):
+        raise ActionError(
+            f"{index} has no wheels for Python {machine.python}",
+            hint=f"rocmfix install-plan says: {plan.summary}",
+        )
+    if offers and in_use and not any(all(compat._fits(o, g) for g in in_use) for o in offers):  # noqa: SLF001
+        raise ActionError(
+            f"the verified wheels on {index} do not target {', '.join(in_use)}",
+            hint=f"rocmfix install-plan says: {plan.summary}",
+        )
+    own = machine.torch.index if machine.torch else None
+    if plan.keep and own and own != index and compat.index_key(index) < compat.index_key(own):
+        raise ActionError(
+            f"torch {machine.torch.version} already targets these GPUs; {index} would"  # type: ignore[union-attr]
+            " replace it with an older build",
+            hint=f"keep it, or reinstall from its own index: rocm_index={own}",
+        )
 
 
 def installed(python: str) -> dict[str, str]:
@@ -82,21 +142,41 @@ class ReinstallTorch(Action):
         if not (os.path.isfile(python) and os.access(python, os.X_OK)):
             raise ActionError(f"{python} is not an executable Python interpreter")
         if params.get("rocm_index"):
-            return {"rocm_index": validate.rocm_index(params["rocm_index"]), "python": python}
-        version = system_rocm_version(ctx)
-        index = facts.rocm_index_for(version) if version else None
-        if index is None:
+            index = validate.rocm_index(params["rocm_index"])
+            check_index(index, ctx, python)
+            return {"rocm_index": index, "python": python}
+        # The compatibility model picks the index from the GPUs (wheels bundle their own
+        # ROCm, so the system ROCm does not decide it).
+        if ctx.gpus is None:
             raise ActionError(
-                "cannot tell which ROCm wheel index matches this system",
-                hint="give it: rocmfix fix reinstall-torch rocm_index=rocm6.2",
+                "cannot list the GPUs here, so cannot tell which wheel index targets them",
+                hint="see `rocmfix install-plan --gpu gfx1100`, then give rocm_index=...",
             )
-        return {"rocm_index": index, "python": python, "rocm_version": version}
+        plan = compat.plan(_machine(ctx, python))
+        if plan.index is None:
+            raise ActionError(plan.summary, hint="`rocmfix install-plan` shows the facts it used")
+        return {"rocm_index": plan.index, "python": python}
 
     @classmethod
     def build(cls, params: dict[str, object], ctx: Context, plan_id: str) -> Plan:
         index, python = str(params["rocm_index"]), str(params["python"])
-        pin, verified = torch_pin(index)
         have = installed(python)
+        gfxs = tuple(
+            v.runs_as or v.gpu.bare
+            for v in compat.plan(_machine(ctx, python, have)).gpus
+            if v.status in ("native", "override")
+        )
+        pin, verified = torch_pin(index, gfxs)
+        own = compat.TorchBuild(have["torch"]) if have.get("torch") else None
+        # Same index: never below the installed release (a repair, not a downgrade).
+        if (
+            own
+            and own.index == index
+            and own.release
+            and pin
+            and [int(p) for p in own.release.split(".")] > [int(p) for p in pin.split(".")]
+        ):
+            pin = own.release
         notes = [f"target interpreter: {python}"]
         if not verified:
             notes.append(
@@ -107,7 +187,7 @@ class ReinstallTorch(Action):
             return Plan(
                 plan_id, cls.id, params, (), notes=(*notes, f"torch is already from {index}")
             )
-        want = [f"torch=={pin}.*" if pin else "torch", "torchvision", "torchaudio"]
+        want = [f"torch>={pin}" if pin else "torch", "torchvision", "torchaudio"]
         steps = []
         if have:
             steps.append(
@@ -134,7 +214,11 @@ class ReinstallTorch(Action):
 
 def _already(have: Mapping[str, str], index: str, pin: str | None) -> bool:
     torch = have.get("torch", "")
-    if not torch.endswith("+" + index) or (pin and not torch.startswith(pin + ".")):
+    release = compat.TorchBuild(torch).release if torch else None
+    if not torch.endswith("+" + index):
+        return False
+    key = [int(p) for p in (release or "0.0").split(".")]
+    if pin and key < [int(p) for p in pin.split(".")]:
         return False
     return all(have.get(p, "").endswith("+" + index) for p in PACKAGES)
 

@@ -33,6 +33,7 @@ class SetEnv(Action):
         for name, value in variables.items():
             checked = validate.env_name(name)
             clean[checked] = validate.env_value(checked, value, ctx)
+        _judge_overrides(clean, ctx)
         if params.get("venv"):
             clean["venv"] = str(shellrc.venv_activate(str(params["venv"])).parent.parent)
         if params.get("session"):
@@ -124,3 +125,22 @@ def device_notes(changes: Mapping[str, object], ctx: Context) -> tuple[str, ...]
     if ctx.gpus is None and any(n in validate.DEVICE_LISTS for n in changes):
         return ("the GPUs could not be listed here, so device indices were not checked",)
     return ()
+
+
+def _judge_overrides(values: Mapping[str, object], ctx: Context) -> None:
+    """Refuse an HSA_OVERRIDE_GFX_VERSION[_<node>] the compatibility model says is wrong
+    for the GPUs here (a native build exists, mixed GPUs, an unverified or harmful value)."""
+    if not ctx.gpus:
+        return
+    from rocmfix import compat
+
+    gpus = [compat.Gpu(g.gfx, g.integrated, g.node, g.index, g.name) for g in ctx.gpus]
+    for name, value in values.items():
+        if value is None or not name.startswith("HSA_OVERRIDE_GFX_VERSION"):
+            continue
+        why = compat.judge_override(name, str(value), gpus)
+        if why:
+            raise ActionError(
+                f"not setting {name}={value}: {why}",
+                hint="`rocmfix install-plan` shows what fits these GPUs",
+            )

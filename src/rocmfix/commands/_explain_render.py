@@ -39,6 +39,8 @@ _LABELS = {
         "root": "needs root",
         "risk": "risk",
         "checks": "This machine",
+        "derived": "Derived for your GPU (not found in the text)",
+        "risk_levels": {},
     },
     "zh": {
         "cause": "原因",
@@ -63,6 +65,8 @@ _LABELS = {
         "root": "需要 root",
         "risk": "风险",
         "checks": "本机检查",
+        "derived": "根据你的 GPU 推导（文本中并未出现）",
+        "risk_levels": {"low": "低", "medium": "中", "high": "高"},
     },
 }
 
@@ -113,10 +117,23 @@ def _render_match(
         return
     console.print(Padding(Text(t["why"], style="bold underline"), (1, 0, 0, 2), expand=False))
     console.print(Padding(Text(entry.text("explanation", lang)), (0, 0, 0, 4), expand=False))
-    if m.params:
-        values = ", ".join(f"{k}={v}" for k, v in sorted(m.params.items()))
+    from rocmfix.kb.render import DERIVED
+
+    found = {k: v for k, v in m.params.items() if k not in DERIVED}
+    derived = {k: v for k, v in m.params.items() if k in DERIVED}
+    if found:
+        values = ", ".join(f"{k}={v}" for k, v in sorted(found.items()))
         console.print(
             Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2), expand=False)
+        )
+    if derived:
+        values = ", ".join(f"{k}={v}" for k, v in sorted(derived.items()))
+        console.print(
+            Padding(
+                Text(f"{t['derived']}: {values}", style="green"),
+                (0 if found else 1, 0, 0, 2),
+                expand=False,
+            )
         )
     if checks and entry.id in checks:
         verdict = checks[entry.id]
@@ -132,7 +149,8 @@ def _render_match(
     if fixes:
         console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for n, fix in enumerate(fixes, 1):
-            meta = f"[{t['risk']}: {fix.risk}{', ' + t['root'] if fix.root else ''}]"
+            risk = t["risk_levels"].get(fix.risk, fix.risk)  # type: ignore[union-attr]
+            meta = f"[{t['risk']}: {risk}{', ' + t['root'] if fix.root else ''}]"
             console.print(
                 Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False)
             )

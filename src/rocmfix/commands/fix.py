@@ -187,7 +187,15 @@ def system_params(ctx: Context) -> dict[str, str]:
     version = system_rocm_version(ctx)
     if version and (clean := clean_value("rocm_version", version)):
         found["rocm_version"] = clean
-    return derive(found)
+    if ctx.gpus is None:
+        return derive(found)
+    # Every GPU, the target's torch and Python: the compatibility model fills the values.
+    from rocmfix.actions.reinstall_torch import _machine
+
+    machine = _machine(ctx, ctx.python)
+    if machine.torch and (tv := clean_value("torch_version", machine.torch.version)):
+        found["torch_version"] = tv
+    return derive(found, machine=machine)
 
 
 def _choose(offers: list[tuple[str, Plan | str]], pick: int | None) -> Plan | None:

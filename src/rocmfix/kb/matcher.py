@@ -444,7 +444,7 @@ class Matcher:
             entry=match.entry,
             confidence=match.confidence,
             evidence=match.evidence,
-            params=derive(params),
+            params=derive(params, texts),
             via=match.via,
         )
 

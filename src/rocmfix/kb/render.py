@@ -1,7 +1,9 @@
 """Fill a KB fix with the user's own values.
 
-Values come from the text (``extract``) and are derived from packaged facts:
-``hsa_override`` from ``gfx`` and ``rocm_index`` from ``rocm_version``. Every
+Values come from the text (``extract``) and are derived by the compatibility
+model (``rocmfix.compat``): ``hsa_override`` only where the plan sets a global
+override, ``rocm_index`` only from the plan (or the installed build's own exact
+index when the GPUs are not known), ``igpu`` where an iGPU must be hidden. Every
 value is checked against a strict shape before it is used, so a pasted log can
 never smuggle shell syntax into a fix; a value that fails its shape is dropped.
 """
@@ -9,10 +11,10 @@ never smuggle shell syntax into a fix; a value that fails its shape is dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
-from rocmfix import facts
+from rocmfix import compat
 from rocmfix.kb.model import Fix, pick
 
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -20,9 +22,11 @@ _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 # Shapes for values that may reach a fix. Anything else is dropped.
 _SHAPES: dict[str, re.Pattern[str]] = {
     "gfx": re.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
+    "igpu": re.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
     "hsa_override": re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}"),
     "rocm_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
     "rocm_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "install_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
     "hip_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,6})?(?:-[0-9a-f]{1,12})?"),
     "torch_version": re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
     "library": re.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
@@ -47,23 +51,114 @@ def clean_value(name: str, value: str) -> str | None:
     return value if shape.fullmatch(value) else None
 
 
-def derive(params: Mapping[str, str]) -> dict[str, str]:
-    """Add values derived from packaged facts (override from gfx, index from ROCm)."""
+def derive(
+    params: Mapping[str, str],
+    texts: Iterable[str] = (),
+    machine: compat.Machine | None = None,
+) -> dict[str, str]:
+    """Add the values the compatibility model derives (override, wheel index, iGPU to hide).
+
+    The GPUs are every gfx target the text names (``texts``), or the machine's
+    own GPUs (``machine``), or the single ``gfx`` value. Nothing is derived for
+    GPUs that are not known: an index is then only the installed torch's own
+    (from its full local tag, to restore that same build), never a guess.
+    """
     out = dict(params)
-    gfx = out.get("gfx")
-    if gfx and "hsa_override" not in out:
-        override = facts.override_for_gfx(gfx)
-        if override:
-            out["hsa_override"] = override
-    if out.get("rocm_version") and "rocm_index" not in out:
-        index = facts.rocm_index_for(out["rocm_version"])
-        if index:
-            out["rocm_index"] = index
+    torch = None
+    if out.get("torch_version") and "+" in out["torch_version"]:
+        torch = compat.TorchBuild(out["torch_version"])
+    if machine is None:
+        gpus = compat.gpus_from_text("\n".join(texts))
+        if not gpus and out.get("gfx"):
+            gpus = (compat.Gpu(out["gfx"]),)
+        machine = compat.Machine(
+            gpus=gpus, torch=torch, python=out.get("python_version"), gpus_known=bool(gpus)
+        )
+    elif torch is not None and machine.torch is None:
+        machine = replace(machine, torch=torch)
+    if machine.torch is not None and _expandable_ok(machine.torch):
+        out.setdefault("alloc_expandable", "expandable_segments:True")
+    if not machine.gpus:
+        own = machine.torch.index if machine.torch else None
+        if own and "rocm_index" not in out:
+            out["rocm_index"] = own
+        return out
+    plan = compat.plan(machine)
+    for name, value in plan_params(plan, machine.torch).items():
+        out.setdefault(name, value)
     return out
 
 
+def _expandable_ok(torch: compat.TorchBuild) -> bool:
+    """expandable_segments works on ROCm from torch 2.11 built for ROCm >= 7.0
+    (pytorch#173330/#177974, backport ROCm/pytorch#3106, gate #179781/#179930)."""
+    parts = torch.parts
+    index = torch.index
+    if parts is None or index is None:
+        return False
+    return parts[0][:2] >= (2, 11) and compat.index_key(index) >= (7, 0, 0)
+
+
+def plan_params(plan: compat.Plan, torch: compat.TorchBuild | None) -> dict[str, str]:
+    """Fix values from a plan: hsa_override only for a global one, the index, the iGPU to hide."""
+    out: dict[str, str] = {}
+    if plan.global_override:
+        out["hsa_override"] = plan.global_override
+    if plan.index:
+        own = torch.index if torch else None
+        out["rocm_index"] = own if plan.keep and own else plan.index
+        if not plan.keep:
+            out["install_index"] = plan.index  # a (re)install is what the plan asks for
+    igpus = [g.bare for g in plan.hide if g.is_igpu]
+    if igpus:
+        out["igpu"] = igpus[0]
+    return out
+
+
+# Values the compatibility model derives (never read from the text): shown apart
+# from the user's own values, so a suggested override never reads as one that is set.
+DERIVED = frozenset({"hsa_override", "rocm_index", "install_index", "igpu", "alloc_expandable"})
+
+# What to run to learn a value a fix needs when it is not known.
+LEARN: dict[str, tuple[str, str]] = {
+    "gfx": ("your GPU's gfx target", "rocminfo | grep -m1 -o 'gfx[0-9a-f]*'"),
+    "rocm_index": ("the wheel index for your GPU", "rocmfix install-plan"),
+    "install_index": ("the wheel index for your GPU", "rocmfix install-plan"),
+    "hsa_override": ("the override for your GPU, if any", "rocmfix install-plan"),
+    "rocm_version": ("your ROCm version", "cat /opt/rocm/.info/version"),
+    "torch_version": (
+        "your torch version",
+        "python -c 'import torch; print(torch.__version__)'",
+    ),
+    "python_version": ("your Python version", "python --version"),
+    "igpu": ("the iGPU to hide", "rocmfix doctor --check integrated-gpu"),
+}
+LEARN_ZH: dict[str, str] = {
+    "gfx": "你的 GPU 的 gfx 目标",
+    "rocm_index": "适合你的 GPU 的 wheel 索引",
+    "install_index": "适合你的 GPU 的 wheel 索引",
+    "hsa_override": "适合你的 GPU 的覆盖值（如有）",
+    "rocm_version": "你的 ROCm 版本",
+    "torch_version": "你的 torch 版本",
+    "python_version": "你的 Python 版本",
+    "igpu": "要隐藏的集成显卡",
+}
+
+
+def learn(name: str, lang: str = "en") -> str:
+    """Words for an unknown value, naming the command that tells it."""
+    what, command = LEARN.get(name, (name.replace("_", " "), "rocmfix doctor"))
+    if lang == "zh":
+        return f"{LEARN_ZH.get(name, what)}（运行 `{command}` 查看）"
+    return f"{what} (run `{command}` to learn it)"
+
+
 def fill(value: object, params: Mapping[str, str]) -> object:
-    """Replace ``{name}`` placeholders in strings (recursively); unknown -> ``<name>``."""
+    """Replace ``{name}`` placeholders in strings (recursively); unknown -> ``<name>``.
+
+    ``<name>`` is what action parameters get, so that validation refuses them;
+    text shown to people uses ``fill_text`` instead.
+    """
     if isinstance(value, str):
         return _PLACEHOLDER_RE.sub(lambda m: params.get(m.group(1), f"<{m.group(1)}>"), value)
     if isinstance(value, Mapping):
@@ -71,6 +166,27 @@ def fill(value: object, params: Mapping[str, str]) -> object:
     if isinstance(value, (list, tuple)):
         return [fill(v, params) for v in value]
     return value
+
+
+def fill_text(text: str, params: Mapping[str, str], lang: str = "en") -> str:
+    """``text`` with known values filled in and unknown ones named with how to learn them."""
+    return _PLACEHOLDER_RE.sub(lambda m: params.get(m.group(1)) or learn(m.group(1), lang), text)
+
+
+def _fill_commands(commands: tuple[str, ...], params: Mapping[str, str]) -> tuple[str, ...]:
+    """Commands with values filled in; one that needs an unknown value becomes the
+    command that tells that value (never a literal placeholder)."""
+    out: list[str] = []
+    for command in commands:
+        missing = [n for n in _PLACEHOLDER_RE.findall(command) if n not in params]
+        if missing:
+            for name in missing:
+                step = LEARN.get(name, ("", "rocmfix doctor"))[1]
+                if step not in out:
+                    out.append(step)
+            continue
+        out.append(str(fill(command, params)))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -111,10 +227,10 @@ def render_fixes(
             used.update(_PLACEHOLDER_RE.findall(part))
         out.append(
             RenderedFix(
-                text=str(fill(pick(fix.text, lang), params)),
+                text=fill_text(pick(fix.text, lang), params, lang),
                 action=fix.action,
                 params=dict(fill(dict(fix.params), params)),  # type: ignore[arg-type]
-                commands=tuple(str(fill(c, params)) for c in fix.commands),
+                commands=_fill_commands(fix.commands, params),
                 risk=fix.risk,
                 root=fix.root,
                 complete=all(name in params for name in used),

@@ -30,9 +30,9 @@ def check_hsa_override(ctx: Context) -> CheckResult:
     gpus = ctx.gpus()
     evidence = [ev("HSA_OVERRIDE_GFX_VERSION", value if value is not None else "unset")]
     evidence += [ev(k, v) for k, v in per_node.items()]
-    if value is None:
+    if value is None and not per_node:
         return result("env-hsa-override", Status.OK, "not set", evidence=evidence)
-    target = facts.override_to_gfx(value)
+    target = facts.override_to_gfx(value) if value is not None else "per-node"
     if target is None:
         return result(
             "env-hsa-override",
@@ -49,59 +49,151 @@ def check_hsa_override(ctx: Context) -> CheckResult:
             f"set to {value} ({target}) but no GPU is visible",
             evidence=evidence,
         )
-    dgpus = [g for g in gpus if not g.integrated] or list(gpus)
-    gpu = dgpus[0]
-    evidence.append(ev(f"physical gfx (KFD node {gpu.node})", gpu.gfx))
-    right = facts.override_for_gfx(gpu.gfx)
+    return _judge_overrides(ctx, gpus, evidence)
+
+
+def _judge_overrides(ctx: Context, gpus: tuple, evidence: list) -> CheckResult:
+    """Judge the override each GPU actually gets (its per-node variable, else the global one)."""
+    from rocmfix import compat
+    from rocmfix.probes import compat_view
+
     probe = ctx.torch()
-    native_ok = probe is not None and probe.flavour == "rocm" and gpu.gfx in _bare(probe.arch_list)
-    if target == gpu.gfx:
+    archs = _bare(probe.arch_list) if probe is not None and probe.flavour == "rocm" else set()
+    has_discrete = any(not g.integrated for g in gpus)
+    found: list[tuple[int, str, list[str], str]] = []  # (rank, summary, kb, fix)
+    plan = compat_view.plan(ctx)
+    per_node_fix = ", ".join(
+        f"{k}={v}" for k, v in plan.env.items() if k.startswith("HSA_OVERRIDE_GFX_VERSION_")
+    )
+    ok_lines = []
+    for g in gpus:
+        name, value = compat_view.override_for_node(ctx, g.node)
+        evidence.append(
+            ev(
+                f"KFD node {g.node}",
+                f"{g.gfx}{' (iGPU)' if g.integrated else ''}: {name or 'no override'}",
+            )
+        )
+        if value is None:
+            continue
+        target = facts.override_to_gfx(value)
+        if target is None:
+            found.append(
+                (
+                    3,
+                    f"{name}={value!r} is not a valid override",
+                    ["no-gpu-visible"],
+                    f"unset {name}",
+                )
+            )
+            continue
+        if target == g.gfx:
+            found.append(
+                (
+                    1,
+                    f"{name}={value} names {g.gfx}'s own target; it does nothing",
+                    [],
+                    f"unset {name}",
+                )
+            )
+            continue
+        who = f"{g.name} ({g.gfx}, node {g.node})"
+        if _major(target) != _major(g.gfx):
+            fix = f"unset {name}" + (f" and set only {per_node_fix}" if per_node_fix else "")
+            allowed, _ = compat.verified_override(g.gfx)
+            use = f" (use {allowed})" if allowed else ""
+            found.append(
+                (
+                    3,
+                    f"{name}={value} makes {who} run as {target}, another GPU family:"
+                    f" wrong-ISA code faults{use}",
+                    ["memory-access-fault", "no-binary-for-gpu"],
+                    fix,
+                )
+            )
+            continue
+        if g.integrated and has_discrete and name == "HSA_OVERRIDE_GFX_VERSION":
+            found.append(
+                (
+                    2,
+                    f"the global {value} also relabels the iGPU {g.gfx} (node {g.node})",
+                    ["integrated-gpu-selected"],
+                    "Hide the iGPU (rocmfix fix hide-igpu) or set HSA_OVERRIDE_GFX_VERSION_<node>"
+                    " for the discrete GPU only.",
+                )
+            )
+            continue
+        if g.gfx in archs:
+            found.append(
+                (
+                    2,
+                    f"{name}={value} is set but torch already has {g.gfx} kernels",
+                    ["memory-access-fault"],
+                    f"unset {name}",
+                )
+            )
+            continue
+        refused = compat.refused_override(g.gfx, value)
+        allowed, _ = compat.verified_override(g.gfx)
+        if refused and refused.get("unnecessary"):
+            found.append(
+                (
+                    2,
+                    f"{name}={value} stands in for {g.gfx} kernels this torch lacks, but"
+                    f" {refused.get('why')}",
+                    [],
+                    compat_view.install_advice(ctx) + f" Then unset {name}.",
+                )
+            )
+        elif refused:
+            found.append(
+                (
+                    3 if g.gfx in ("gfx1103", "gfx1033") else 2,
+                    f"{name}={value} on {who} is known to misbehave: {refused.get('why')}",
+                    ["memory-access-fault", "no-binary-for-gpu"],
+                    compat_view.install_advice(ctx),
+                )
+            )
+        elif allowed is None or allowed != value:
+            want = (
+                f"the sourced value is {allowed}"
+                if allowed
+                else "rocmfix knows no verified override for it"
+            )
+            native = " Official wheels target it natively." if compat.native_offers(g.gfx) else ""
+            found.append(
+                (
+                    2,
+                    f"{name}={value} ({target}) is not a verified override for {g.gfx}: {want}",
+                    ["no-binary-for-gpu"],
+                    (compat_view.install_advice(ctx) if native else f"unset {name}"),
+                )
+            )
+        else:
+            ok_lines.append(
+                f"{value} ({target}) is the sourced override for {g.gfx} (node {g.node})"
+            )
+    if not found:
         return result(
             "env-hsa-override",
-            Status.WARN,
-            f"{value} names the GPU's own gfx; it does nothing",
+            Status.OK,
+            "; ".join(ok_lines) or "no override applies to any GPU",
             evidence=evidence,
-            fix="unset HSA_OVERRIDE_GFX_VERSION",
         )
-    if native_ok:
-        return result(
-            "env-hsa-override",
-            Status.WARN,
-            f"{value} is set but torch already has {gpu.gfx} kernels",
-            details="AMD treats the override as a debugging knob; a leftover one has caused faults on supported GPUs.",
-            evidence=evidence,
-            kb=["memory-access-fault"],
-            fix="unset HSA_OVERRIDE_GFX_VERSION",
-        )
-    if _major(target) != _major(gpu.gfx) or (right is not None and value != right):
-        want = f"use {right}" if right else "no override is known to work for it"
-        return result(
-            "env-hsa-override",
-            Status.FAIL,
-            f"{value} ({target}) is wrong for {gpu.gfx}: {want}",
-            details="An override from another family makes the GPU run code built for a different ISA: page "
-            "faults, hangs or no GPU at all.",
-            evidence=evidence,
-            kb=["memory-access-fault", "no-binary-for-gpu"],
-            fix=f"export HSA_OVERRIDE_GFX_VERSION={right}"
-            if right
-            else "unset HSA_OVERRIDE_GFX_VERSION",
-        )
-    others = [g for g in gpus if g is not gpu and _major(g.gfx) != _major(target) and not per_node]
-    if others:
-        return result(
-            "env-hsa-override",
-            Status.WARN,
-            f"{value} suits {gpu.gfx} but also applies to {others[0].label()}",
-            evidence=evidence,
-            kb=["integrated-gpu-selected"],
-            fix=f"Hide the other GPU (ROCR_VISIBLE_DEVICES) or use HSA_OVERRIDE_GFX_VERSION_{gpu.node}.",
-        )
+    found.sort(key=lambda f: -f[0])
+    rank, summary, kb, fix = found[0]
+    status = Status.FAIL if rank >= 3 else Status.WARN
+    details = "\n".join(f[1] for f in found)
+    if rank == 2 and "memory-access-fault" in kb:
+        details += "\nAMD treats the override as a debugging knob; a leftover one has caused faults on supported GPUs."
     return result(
         "env-hsa-override",
-        Status.OK,
-        f"{value} ({target}) is the known override for {gpu.gfx}",
+        status,
+        summary + (f" (+{len(found) - 1} more)" if len(found) > 1 else ""),
+        details=details,
         evidence=evidence,
+        kb=kb,
+        fix=fix,
     )
 
 

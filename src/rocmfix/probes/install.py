@@ -294,6 +294,9 @@ def check_rocminfo(ctx: Context) -> CheckResult:
     ]
     if agents:
         names = ", ".join(f"{a.name} ({a.marketing_name})" for a in agents)
+        relabelled = _relabelled(ctx, agents)
+        if relabelled:
+            return relabelled
         return result(
             "rocminfo",
             Status.OK,
@@ -319,6 +322,38 @@ def check_rocminfo(ctx: Context) -> CheckResult:
         evidence=evidence,
         kb=["no-gpu-visible"],
     )
+
+
+def _relabelled(ctx: Context, agents: tuple[Agent, ...]) -> CheckResult | None:
+    """rocminfo's gfx for a node against the KFD's physical gfx for the same node.
+
+    They differ only under HSA_OVERRIDE_GFX_VERSION[_<node>]; across GPU families
+    (an MI210 listed as gfx1030) the GPU runs code built for another ISA.
+    """
+    from rocmfix.probes.compat_view import major
+
+    physical = {g.node: g for g in ctx.gpus()}
+    for a in agents:
+        gpu = physical.get(a.node) if a.node is not None else None
+        shown = a.name.split(":", 1)[0].strip().lower()
+        if gpu is None or not shown.startswith("gfx") or shown == gpu.gfx:
+            continue
+        if major(shown) != major(gpu.gfx):
+            return result(
+                "rocminfo",
+                Status.FAIL,
+                f"rocminfo lists node {a.node} ({a.marketing_name}) as {shown}, but the KFD"
+                f" reports {gpu.gfx}: an override relabels it as another GPU family",
+                evidence=[
+                    ev("rocminfo GPU agent", f"{a.name} {a.marketing_name} node {a.node}"),
+                    ev(f"KFD node {gpu.node}", gpu.gfx),
+                ],
+                kb=["memory-access-fault"],
+                ruled_out=["kfd-permission-denied", "no-gpu-visible"],
+                fix="See env-hsa-override: unset the global HSA_OVERRIDE_GFX_VERSION and set"
+                " HSA_OVERRIDE_GFX_VERSION_<node> only for the GPU that needs it.",
+            )
+    return None
 
 
 def _wsl(ctx: Context) -> bool:

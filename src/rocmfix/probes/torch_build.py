@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from rocmfix import compat
+from rocmfix.probes import compat_view
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 from rocmfix.probes.install import gpu_agents, system_rocm_version
-from rocmfix.probes.mathlibs import effective_gfx, gfx_in_names, kernel_files, miopen_db_dirs
+from rocmfix.probes.mathlibs import gfx_in_names, kernel_files, miopen_db_dirs
 from rocmfix.probes.system import is_wsl
 from rocmfix.torch_probe import TorchProbe
 
@@ -76,15 +78,23 @@ def check_torch_build(ctx: Context) -> CheckResult:
     if probe.flavour == "missing":
         return result(
             "torch-build",
-            Status.FAIL,
-            f"torch is not installed for {probe.python}",
+            Status.FAIL if amd else Status.SKIP,
+            f"torch is not installed for {probe.python}"
+            + ("" if amd else " (and no AMD GPU on this machine)"),
             evidence=evidence,
-            fix="Install a ROCm wheel: pip install torch --index-url https://download.pytorch.org/whl/<rocm>",
+            fix=compat_view.install_advice(ctx),
         )
-    index = _suggest_index(ctx)
-    install = (
-        f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{index}"
-    )
+    if probe.flavour in ("cpu", "cuda") and not amd and not probe.is_available:
+        # No AMD GPU here (a CPU box, or rocmfix's own venv on a build host): a ROCm
+        # reinstall would fix nothing. Point at the way to plan for the real machine.
+        return result(
+            "torch-build",
+            Status.SKIP,
+            f"torch {probe.version} is a {probe.flavour.upper() if probe.flavour == 'cpu' else 'CUDA'}"
+            " build, and there is no AMD GPU on this machine: nothing to change here",
+            evidence=evidence,
+            fix=compat_view.install_advice(ctx),
+        )
     if probe.flavour == "cuda" and not amd and probe.is_available:
         # An NVIDIA machine with a working CUDA torch: correct, just not a ROCm setup.
         names = ", ".join(sorted({d.name for d in probe.devices})) or "CUDA devices"
@@ -104,7 +114,7 @@ def check_torch_build(ctx: Context) -> CheckResult:
             evidence=evidence,
             kb=["cuda-build-on-amd"],
             ruled_out=["cpu-only-build"],
-            fix=install,
+            fix=compat_view.install_advice(ctx),
         )
     if probe.flavour == "cpu":
         return result(
@@ -115,7 +125,7 @@ def check_torch_build(ctx: Context) -> CheckResult:
             evidence=evidence,
             kb=["cpu-only-build"],
             ruled_out=["cuda-build-on-amd"],
-            fix=install,
+            fix=compat_view.install_advice(ctx),
         )
     ruled = ["cpu-only-build", "cuda-build-on-amd"]
     if not probe.is_available and is_wsl(ctx.host):
@@ -157,23 +167,18 @@ def check_torch_build(ctx: Context) -> CheckResult:
     )
 
 
-def _suggest_index(ctx: Context) -> str:
-    system = system_rocm_version(ctx.host)
-    index = facts.rocm_index_for(system) if system else None
-    if index:
-        return index
-    newest = facts.wheel_releases()[-1] if facts.wheel_releases() else None
-    return newest.rocm_indexes[0] if newest and newest.rocm_indexes else "rocm<version>"
-
-
 @check("gpu-arch-vs-torch", "GPU gfx vs torch, runtime and math libraries", needs_torch=True)
 def check_arch(ctx: Context) -> CheckResult:
-    gpus = [g for g in ctx.gpus() if not g.integrated] or list(ctx.gpus())
-    if not gpus:
+    every = list(ctx.gpus())
+    if not every:
         return result("gpu-arch-vs-torch", Status.SKIP, "no GPU")
+    shown = _visible(ctx, every)
+    # Every visible GPU is judged, discrete ones first: HIP aborts when any visible
+    # device lacks code, and an override meant for one card relabels all of them.
+    judged = sorted(shown, key=lambda g: g.integrated)
     probe = ctx.torch()
-    gpu = gpus[0]
-    gfx = effective_gfx(ctx, gpu.gfx)
+    gpu = judged[0]
+    gfx = compat_view.runs_as(ctx, gpu.node, gpu.gfx)
     runtime = [a.name for a in gpu_agents(ctx)] or [
         d.gcn_arch_name or "?" for d in (probe.devices if probe else ())
     ]
@@ -182,11 +187,20 @@ def check_arch(ctx: Context) -> CheckResult:
     mi_dirs = miopen_db_dirs(ctx)
     miopen = gfx_in_names(gfx, ctx.host.listdir(mi_dirs[0])) if mi_dirs else []
     places = [
-        ev("1 GPU (sysfs)", f"{gpu.gfx} at KFD node {gpu.node}"),
+        ev(
+            "1 GPU (sysfs)",
+            "; ".join(
+                f"{g.gfx} at KFD node {g.node}"
+                + (" (iGPU)" if g.integrated and len(every) > 1 else "")
+                + ("" if g in shown else " (hidden)")
+                for g in every
+            ),
+        ),
         ev(
             "2 runtime (after HSA_OVERRIDE_GFX_VERSION)",
             f"{', '.join(runtime) or '?'}; override "
-            f"{ctx.env('HSA_OVERRIDE_GFX_VERSION') or 'unset'} -> {gfx}",
+            f"{ctx.env('HSA_OVERRIDE_GFX_VERSION') or 'unset'} -> "
+            + ", ".join(compat_view.runs_as(ctx, g.node, g.gfx) for g in judged),
         ),
         ev("3 torch arch list", " ".join(probe.arch_list) if probe and probe.arch_list else "?"),
         ev(
@@ -206,56 +220,134 @@ def check_arch(ctx: Context) -> CheckResult:
         why = problem.summary if problem else f"torch is a {probe.flavour if probe else '?'} build"
         return result("gpu-arch-vs-torch", Status.SKIP, why, details=details, evidence=places)
     archs = _bare(probe.arch_list)
-    if archs and gfx not in archs:
-        return _no_binary(ctx, gpu.gfx, gfx, archs, details, places)
-    if blas_dir and not blas:
-        return result(
-            "gpu-arch-vs-torch",
-            Status.FAIL,
-            f"torch has {gfx} kernels but rocBLAS has none",
-            details=details,
-            evidence=places,
-            kb=["rocblas-tensile-missing"],
-            ruled_out=["no-binary-for-gpu"],
-            fix="Use a ROCm/PyTorch build whose rocBLAS ships kernels for this gfx.",
-        )
+    has_discrete = any(not g.integrated for g in judged)
+    for g in judged:
+        name, value = compat_view.override_for_node(ctx, g.node)
+        runs = compat_view.runs_as(ctx, g.node, g.gfx)
+        if runs != g.gfx and compat_view.major(runs) != compat_view.major(g.gfx):
+            return _wrong_family(ctx, g, runs, f"{name}={value}", details, places)
+        if archs and runs not in archs:
+            if g.integrated and has_discrete:
+                return result(
+                    "gpu-arch-vs-torch",
+                    Status.WARN,
+                    f"the iGPU {g.gfx} (node {g.node}) is visible and torch has no kernels for"
+                    " it; HIP can then fail to load code for every device",
+                    details=details,
+                    evidence=places,
+                    kb=["integrated-gpu-selected", "no-binary-for-gpu"],
+                    fix="Hide the iGPU: rocmfix fix hide-igpu (not a global"
+                    " HSA_OVERRIDE_GFX_VERSION, which would relabel the discrete GPU too).",
+                )
+            return _no_binary(ctx, g.gfx, runs, archs, details, places)
+        g_dir, g_blas = kernel_files(ctx, "rocblas", runs)
+        if g_dir and not g_blas:
+            return result(
+                "gpu-arch-vs-torch",
+                Status.FAIL,
+                f"torch has {runs} kernels but rocBLAS has none",
+                details=details,
+                evidence=places,
+                kb=["rocblas-tensile-missing"],
+                ruled_out=["no-binary-for-gpu"],
+                fix="Use a ROCm/PyTorch build whose rocBLAS ships kernels for this gfx. "
+                + compat_view.install_advice(ctx),
+            )
     via = (
         f" via HSA_OVERRIDE_GFX_VERSION={ctx.env('HSA_OVERRIDE_GFX_VERSION')}"
         if gfx != gpu.gfx
         else ""
     )
+    others = f" (and {len(judged) - 1} more GPU(s))" if len(judged) > 1 else ""
+    unverified = [
+        (g, value)
+        for g in judged
+        for _, value in [compat_view.override_for_node(ctx, g.node)]
+        if value
+        and compat_view.runs_as(ctx, g.node, g.gfx) != g.gfx
+        and compat.verified_override(g.gfx)[0] != value
+    ]
+    if unverified:
+        g, value = unverified[0]
+        return result(
+            "gpu-arch-vs-torch",
+            Status.WARN,
+            f"{g.gfx} runs as {compat_view.runs_as(ctx, g.node, g.gfx)} only through"
+            f" HSA_OVERRIDE_GFX_VERSION={value}, which is not a verified override for it",
+            details=details,
+            evidence=places,
+            ruled_out=["rocblas-tensile-missing"],
+            fix=compat_view.install_advice(ctx),
+        )
     return result(
         "gpu-arch-vs-torch",
         Status.OK,
-        f"{gpu.gfx} runs as {gfx}{via}; torch and rocBLAS have it",
+        f"{gpu.gfx} runs as {gfx}{via}{others}; torch and rocBLAS have it",
         details=details,
         evidence=places,
         ruled_out=["no-binary-for-gpu", "rocblas-tensile-missing"],
     )
 
 
+def _visible(ctx: Context, gpus: list) -> list:
+    """The GPUs ROCR_VISIBLE_DEVICES leaves (indices in GPU order; UUIDs keep all)."""
+    value = ctx.env("ROCR_VISIBLE_DEVICES")
+    if value is None:
+        return gpus
+    items = [p.strip() for p in value.split(",") if p.strip()]
+    if not items or not all(p.isdigit() for p in items):
+        return gpus
+    keep = [gpus[int(p)] for p in items if int(p) < len(gpus)]
+    return keep or gpus
+
+
+def _wrong_family(
+    ctx: Context, gpu: object, runs: str, setting: str, details: str, places: list
+) -> CheckResult:
+    plan = compat_view.plan(ctx)
+    per_node = {k: v for k, v in plan.env.items() if k.startswith("HSA_OVERRIDE_GFX_VERSION_")}
+    if per_node:
+        fix = (
+            "unset HSA_OVERRIDE_GFX_VERSION and set only "
+            + ", ".join(f"{k}={v}" for k, v in per_node.items())
+            + " for the GPU that needs it"
+        )
+    else:
+        fix = "unset HSA_OVERRIDE_GFX_VERSION"
+    return result(
+        "gpu-arch-vs-torch",
+        Status.FAIL,
+        f"{setting} makes {gpu.name} ({gpu.gfx}, node {gpu.node}) run as {runs}, another"  # type: ignore[attr-defined]
+        " GPU family: wrong-ISA code faults",
+        details=details,
+        evidence=places,
+        kb=["memory-access-fault", "no-binary-for-gpu"],
+        fix=fix,
+    )
+
+
 def _no_binary(
     ctx: Context, physical: str, gfx: str, archs: set[str], details: str, places: list
 ) -> CheckResult:
-    override = facts.override_for_gfx(physical)
-    info = facts.gfx_info(physical)
+    plan = compat_view.plan(ctx)
+    verdict = next((v for v in plan.gpus if v.gpu.bare == physical), None)
     kb = ["no-binary-for-gpu"]
     if gfx != physical:
-        fix = (
-            f"export HSA_OVERRIDE_GFX_VERSION={override}"
-            if override and facts.override_to_gfx(override) in archs
-            else "unset HSA_OVERRIDE_GFX_VERSION"
-        )
         summary = (
             f"HSA_OVERRIDE_GFX_VERSION makes {physical} run as {gfx}, which torch does not have"
         )
-    elif override and facts.override_to_gfx(override) in archs:
-        fix = f"export HSA_OVERRIDE_GFX_VERSION={override}"
-        summary = (
-            f"torch has no kernels for {physical}; HSA_OVERRIDE_GFX_VERSION={override} runs it as "
-            f"{facts.override_to_gfx(override)}"
-        )
     else:
+        summary = f"torch has no kernels for {physical}"
+    if verdict is not None and verdict.status == "native" and plan.index:
+        fix = compat_view.install_advice(ctx)
+        summary += f"; the {plan.index} wheels target it natively"
+    elif verdict is not None and verdict.status == "override" and verdict.override:
+        env = " ".join(f"export {k}={v}" for k, v in plan.env.items())
+        install = "" if plan.keep else compat_view.install_advice(ctx)
+        fix = " ".join(p for p in (install, f"Then: {env}" if install and env else env) if p)
+        summary += f"; {verdict.override} runs it as {verdict.runs_as}, which the plan's torch has"
+    else:
+        info = facts.gfx_info(physical)
         # A gfx missing from the table is too new only when it is newer than all of it:
         # gfx701 (Hawaii) is older than anything ROCm supports.
         where = facts.gfx_outside_table(physical) if info is None else None
@@ -263,8 +355,8 @@ def _no_binary(
             kb.append("unsupported-gpu-architecture")
         if where == "newer":
             kb.append("rocm-too-old-for-gpu")
-        fix = "No override is known to work; use a build that targets it (or an older ROCm stack) or another GPU."
-        summary = f"torch has no kernels for {physical} and no known override makes it work"
+        fix = plan.summary + "."
+        summary += " and no verified override makes it work"
     return result(
         "gpu-arch-vs-torch", Status.FAIL, summary, details=details, evidence=places, kb=kb, fix=fix
     )
@@ -326,8 +418,9 @@ def check_rocm_versions(ctx: Context) -> CheckResult:
             f"torch built for ROCm {wheel} but system ROCm {system} is loaded first ({where})",
             evidence=evidence,
             kb=["rocm-library-version-mismatch"],
-            fix=f"Unset LD_LIBRARY_PATH, or install the wheel for your ROCm: --index-url "
-            f"https://download.pytorch.org/whl/{facts.rocm_index_for(system) or 'rocm' + (system or '')}",
+            fix="Run the job without LD_LIBRARY_PATH (env -u LD_LIBRARY_PATH ...) rather than"
+            " removing it for good: some ROCm 7.14 images need it (pytorch#188561). "
+            + compat_view.install_advice(ctx),
         )
     return result(
         "torch-rocm-vs-system",
