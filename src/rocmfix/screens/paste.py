@@ -38,6 +38,11 @@ PLACEHOLDER = (
 )
 
 
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR (old Mac files, some terminals' pastes) become LF, so lines stay lines."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def split_tail(text: str, keep: int = TAIL_LINES) -> tuple[str, str]:
     """``(prefix, tail)`` with the last ``keep`` lines in ``tail``; prefix ends with a newline."""
     cut = len(text)
@@ -60,6 +65,7 @@ class LogArea(TextArea):
         ``announce`` posts ``TextArea.Changed`` as an edit would (a paste);
         a caller that starts the match itself passes False.
         """
+        text = normalize_newlines(text)
         if len(text) > BIG_PASTE:
             self.prefix, shown = split_tail(text)
         else:
@@ -77,12 +83,20 @@ class LogArea(TextArea):
         self.post_message(TextArea.Changed(self))
 
     async def _on_paste(self, event: events.Paste) -> None:
-        if len(event.text) <= BIG_PASTE or self.read_only:
-            await super()._on_paste(event)
-            return
+        # Textual calls the handler of every class in the MRO unless the event's
+        # default is prevented: calling super() here as well inserted each paste twice.
         event.stop()
         event.prevent_default()
-        self.load_log(self.full_text() + event.text)
+        if self.read_only:
+            return
+        text = normalize_newlines(event.text)
+        if len(text) > BIG_PASTE:
+            self.load_log(self.full_text() + text)
+            self.move_cursor(self.document.end)
+            return
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
+        self.focus()
 
 
 def _bar(confidence: float, width: int = 5) -> str:

@@ -1,0 +1,149 @@
+"""A real terminal for the installed app: tmux on a private socket.
+
+``Terminal`` starts a command in a detached tmux pane of a given size, pastes
+the way a terminal does (``paste-buffer -p``: bracketed paste, which tmux sends
+only when the application asked for it), presses keys, reads the screen
+(``capture-pane``) and reports the exit status (``remain-on-exit``). Nothing
+here fakes Textual's input path: bytes go through a pty to the app.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+TMUX = shutil.which("tmux")
+_counter = itertools.count()
+
+
+def rocmfix_command() -> list[str]:
+    """The installed console script next to this interpreter, else ``python -m rocmfix``."""
+    script = Path(sys.executable).with_name("rocmfix")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "rocmfix"]
+
+
+class Terminal:
+    """One tmux server with one pane running ``command``."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        size: tuple[int, int] = (80, 24),
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        shell: bool = False,
+    ) -> None:
+        assert TMUX, "tmux is needed for terminal tests"
+        self.socket = f"rocmfix-test-{os.getpid()}-{next(_counter)}"
+        self._tmp = Path(tempfile.mkdtemp(prefix="rocmfix-term-"))
+        conf = self._tmp / "tmux.conf"
+        conf.write_text(
+            "set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n"
+            'set -g default-terminal "tmux-256color"\nset -sg escape-time 0\n'
+        )
+        full_env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", str(self._tmp)),
+            "LANG": "C.UTF-8",
+            "COLORTERM": "truecolor",
+        }
+        for key in ("PYTHONPATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TMPDIR"):
+            if key in os.environ:
+                full_env[key] = os.environ[key]
+        full_env.update(env or {})
+        assignments = [f"{k}={v}" for k, v in full_env.items()]
+        inner = command[0] if shell else "exec " + shlex.join(command)
+        line = "exec env -i " + shlex.join(assignments) + " sh -c " + shlex.quote(inner)
+        if cwd is not None:
+            line = f"cd {shlex.quote(str(cwd))} && {line}"
+        width, height = size
+        self._tmux(
+            "-f", str(conf), "new-session", "-d", "-s", "main",
+            "-x", str(width), "-y", str(height), line,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------ plumbing
+
+    def _tmux(self, *args: str, input: bytes | None = None) -> str:
+        proc = subprocess.run(
+            [TMUX or "tmux", "-L", self.socket, *args],
+            input=input,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"tmux {args[0]} failed: {proc.stderr.decode(errors='replace')}")
+        return proc.stdout.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        subprocess.run(
+            [TMUX or "tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False
+        )
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ what a user does
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "main")
+
+    def styled_screen(self) -> str:
+        """The screen with its escape sequences (colours) kept."""
+        return self._tmux("capture-pane", "-p", "-e", "-t", "main")
+
+    def wait_for(self, predicate: str | Callable[[str], bool], timeout: float = 30.0) -> str:
+        """The screen once ``predicate`` (a substring or a test) holds; AssertionError after ``timeout``."""
+        test = (lambda s: predicate in s) if isinstance(predicate, str) else predicate
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if test(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {predicate!r}; screen:\n{text}")
+            time.sleep(0.2)
+
+    def paste(self, text: str, *, line_end: str = "\n") -> None:
+        """Bracketed paste of ``text`` with its newlines sent as ``line_end``.
+
+        Most terminals send a pasted newline as CR; ``-r`` stops tmux from
+        rewriting line ends itself, so the bytes are exactly these.
+        """
+        data = text.replace("\n", line_end) if line_end != "\n" else text
+        self._tmux("load-buffer", "-b", "paste", "-", input=data.encode("utf-8"))
+        self._tmux("paste-buffer", "-r", "-p", "-d", "-b", "paste", "-t", "main")
+
+    def press(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", "main", *keys)
+
+    def pid(self) -> int:
+        return int(self._tmux("display-message", "-p", "-t", "main", "#{pane_pid}").strip())
+
+    def exit_status(self, timeout: float = 20.0) -> int:
+        """The command's exit status once it has ended (AssertionError if it does not)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            out = self._tmux(
+                "display-message", "-p", "-t", "main", "#{pane_dead} #{pane_dead_status}"
+            ).split()
+            if out and out[0] == "1":
+                return int(out[1]) if len(out) > 1 else -1
+            time.sleep(0.2)
+        raise AssertionError(f"still running after {timeout}s; screen:\n{self.screen()}")

@@ -1,0 +1,165 @@
+"""The installed app in a real terminal (tmux): what a user's keyboard and paste do.
+
+Pilot tests post events straight into Textual; these send bytes through a pty,
+so a paste arrives the way a terminal sends it (bracketed, newlines as CR or
+LF) and the exit status is the one a shell sees.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from terminal.harness import TMUX, Terminal, rocmfix_command
+
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+
+READY = "Paste an error message"
+OOM = "HIP out of memory. Tried to allocate 2.00 GiB"
+THREE = f'Traceback (most recent call last):\n  File "train.py", line 3\ntorch.OutOfMemoryError: {OOM}\n'
+
+
+def status_line(screen: str) -> str:
+    return next(line for line in screen.splitlines() if " lines" in line and "·" in line)
+
+
+def app(size: tuple[int, int] = (80, 24), *args: str, **kw: object) -> Terminal:
+    return Terminal([*rocmfix_command(), *args], size=size, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r", "\r\n"], ids=["LF", "CR", "CRLF"])
+def test_a_paste_arrives_once_with_its_lines(line_end: str) -> None:
+    with app((100, 30)) as term:
+        term.wait_for(READY)
+        term.paste(THREE, line_end=line_end)
+        screen = term.wait_for("Likely causes")
+        screen = term.wait_for(lambda s: "lines ·" in s)
+        assert status_line(screen).strip().startswith("3 lines"), screen
+        in_area = [ln for ln in screen.splitlines() if OOM in ln and "L3:" not in ln]
+        assert len(in_area) == 1, screen  # the text area shows the line once
+        assert "L3:" in screen and "L6:" not in screen, screen  # evidence: line 3 of 3
+        assert "GiBtorch" not in screen and "GiBHIP" not in screen
+        assert "gpu-out-of-memory" in screen
+
+
+def test_a_5_mb_paste_is_matched_with_its_line_count() -> None:
+    filler = "".join(
+        f"step {i} loss 0.{i % 997:03d} lr 3e-4 throughput 1234 img/s\n" for i in range(100_000)
+    )
+    text = filler + THREE
+    assert len(text) > 5_000_000
+    with app((120, 40)) as term:
+        term.wait_for(READY)
+        term.paste(text, line_end="\r")  # what a terminal sends
+        screen = term.wait_for("gpu-out-of-memory", timeout=120)
+        screen = term.wait_for(lambda s: "lines" in s and "showing the last" in s, timeout=60)
+        assert f"{text.count(chr(10)):,} lines" in status_line(screen), screen
+        assert screen.count("HIP out of memory. Tried to allocate 2.00 GiBtorch") == 0
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
+def test_enter_opens_the_confident_cause_after_a_paste() -> None:
+    with app() as term:
+        term.wait_for(READY)
+        term.paste(THREE)
+        term.wait_for("enter opens it")
+        term.press("Enter")
+        screen = term.wait_for("GPU out of memory", timeout=15)
+        term.wait_for(lambda s: "Fixes" in s or "Evidence" in s, timeout=15)
+        assert "lines ·" not in screen or "Evidence" in term.screen()
+
+
+FKEYS = {
+    "F1": "Keys",
+    "F3": "Doctor",
+    "F4": "Verify",
+    "F5": "Search",
+    "F6": "History",
+    "F2": READY,
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_every_f_key_screen_draws_and_ctrl_q_exits_0(size: tuple[int, int], tmp_path: Path) -> None:
+    with app(size, "demo") as term:
+        term.wait_for("gpu", timeout=30)
+        for key, marker in FKEYS.items():
+            term.press(key)
+            screen = term.wait_for(marker, timeout=30)
+            assert "Traceback" not in screen
+            if key == "F1":
+                term.press("Escape")
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
+def test_no_color_draws_without_colours() -> None:
+    with app((80, 24), env={"NO_COLOR": "1"}) as term:
+        term.wait_for(READY)
+        styled = term.styled_screen()
+        assert "\x1b[38;2;" not in styled and "\x1b[48;2;" not in styled, styled[:400]
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
+def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
+    with app((100, 30), env={"LANG": "zh_CN.UTF-8"}) as term:
+        screen = term.wait_for(lambda s: "粘贴" in s, timeout=30)
+        term.paste(THREE)
+        screen = term.wait_for("gpu-out-of-memory")
+        assert "行" in status_line(screen) or "行" in screen, screen
+
+
+def test_sigint_from_outside_exits_130() -> None:
+    with app() as term:
+        term.wait_for(READY)
+        os.kill(term.pid(), signal.SIGINT)
+        assert term.exit_status() == 130
+
+
+def test_demo_removes_its_throwaway_home_on_sigterm_and_sighup(tmp_path: Path) -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        tmp = tmp_path / sig.name
+        tmp.mkdir()
+        with app((80, 24), "demo", env={"TMPDIR": str(tmp)}) as term:
+            term.wait_for("gpu", timeout=30)
+            assert list(tmp.glob("rocmfix-demo-*")), list(tmp.iterdir())
+            os.kill(term.pid(), sig)
+            assert term.exit_status() == 128 + sig
+        assert not list(tmp.glob("rocmfix-demo-*")), list(tmp.iterdir())
+
+
+def test_a_pipe_into_plain_rocmfix_says_to_use_the_dash(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(THREE)
+    with Terminal([f"cat {log} | {' '.join(rocmfix_command())}"], shell=True) as term:
+        assert term.exit_status() == 2
+        screen = term.screen()
+        assert "rocmfix -" in screen and "Traceback" not in screen, screen
+
+
+@pytest.mark.parametrize("args", [[], ["demo"], ["tui"], ["train.log"]], ids=str)
+def test_no_terminal_at_all_exits_2_with_a_hint(args: list[str]) -> None:
+    started = time.monotonic()
+    proc = subprocess.run(
+        [*rocmfix_command(), *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        start_new_session=True,  # no controlling terminal either
+    )
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert lines and lines[0].startswith("rocmfix: ") and "terminal" in lines[0], proc.stderr
+    assert "explain" in proc.stderr
+    assert time.monotonic() - started < 20
+    assert sys.executable  # the installed script ran under this venv
