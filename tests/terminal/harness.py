@@ -75,10 +75,10 @@ class Terminal:
 
     # ------------------------------------------------------------ plumbing
 
-    def _tmux(self, *args: str, input: bytes | None = None) -> str:
+    def _tmux(self, *args: str, data: bytes | None = None) -> str:
         proc = subprocess.run(
             [TMUX or "tmux", "-L", self.socket, *args],
-            input=input,
+            input=data,
             capture_output=True,
             timeout=30,
             check=False,
@@ -127,7 +127,7 @@ class Terminal:
         rewriting line ends itself, so the bytes are exactly these.
         """
         data = text.replace("\n", line_end) if line_end != "\n" else text
-        self._tmux("load-buffer", "-b", "paste", "-", input=data.encode("utf-8"))
+        self._tmux("load-buffer", "-b", "paste", "-", data=data.encode("utf-8"))
         self._tmux("paste-buffer", "-r", "-p", "-d", "-b", "paste", "-t", "main")
 
     def press(self, *keys: str) -> None:
