@@ -137,13 +137,18 @@ class Terminal:
         return int(self._tmux("display-message", "-p", "-t", "main", "#{pane_pid}").strip())
 
     def exit_status(self, timeout: float = 20.0) -> int:
-        """The command's exit status once it has ended (AssertionError if it does not)."""
+        """The command's exit status once it has ended; ``-N`` when signal N killed it.
+
+        tmux marks a pane dead when its pty closes, which can be before it has
+        reaped the process: wait until the status (or the signal) is known.
+        """
         deadline = time.monotonic() + timeout
+        fmt = "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
         while time.monotonic() < deadline:
-            out = self._tmux(
-                "display-message", "-p", "-t", "main", "#{pane_dead} #{pane_dead_status}"
-            ).split()
-            if out and out[0] == "1":
-                return int(out[1]) if len(out) > 1 else -1
+            dead, status, sig = (
+                self._tmux("display-message", "-p", "-t", "main", fmt).strip().split("|")
+            )
+            if dead == "1" and (status or sig):
+                return int(status) if status else -int(sig)
             time.sleep(0.2)
         raise AssertionError(f"still running after {timeout}s; screen:\n{self.screen()}")

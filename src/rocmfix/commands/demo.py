@@ -26,13 +26,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rocmfix.commands.tui import require_terminal
+
+    require_terminal()
     from rocmfix import demo
     from rocmfix.app import RocmfixApp
+    from rocmfix.commands.explain import default_lang
     from rocmfix.screens.session import Session
 
     home = demo.make_home()
     session = Session(
-        python=args.python or sys.executable, snapshot=demo.SNAPSHOT, home=home, demo=True
+        python=args.python or sys.executable,
+        snapshot=demo.SNAPSHOT,
+        home=home,
+        demo=True,
+        lang=default_lang(),
     )
     try:
         text = demo.LOG.read_text(encoding="utf-8")
