@@ -26,6 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rocmfix.commands._target import python_path
     from rocmfix.commands.tui import require_terminal
 
     require_terminal()
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     home = demo.make_home()
     session = Session(
-        python=args.python or sys.executable,
+        python=python_path(args.python),
         snapshot=demo.SNAPSHOT,
         home=home,
         demo=True,

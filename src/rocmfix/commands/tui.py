@@ -88,10 +88,11 @@ def read_piped_stdin() -> str:
 def run(args: argparse.Namespace) -> int:
     require_terminal(reads_stdin=args.path == "-")
     from rocmfix.app import RocmfixApp
+    from rocmfix.commands._target import python_path
     from rocmfix.commands.explain import default_lang
     from rocmfix.screens.session import Session
 
-    session = Session(python=args.python or sys.executable, lang=default_lang())
+    session = Session(python=python_path(args.python), lang=default_lang())
     if args.snapshot:
         from rocmfix.snapshot import SnapshotHost
 
