@@ -120,6 +120,22 @@ class Terminal:
                 raise AssertionError(f"timed out waiting for {predicate!r}; screen:\n{text}")
             time.sleep(0.2)
 
+    def wait_ready(self, marker: str, timeout: float = 60.0) -> str:
+        """``marker`` is shown and the screen has stopped changing for half a second.
+
+        Textual paints before it has finished starting; a key sent in between
+        can be lost, as it can for a user who types while an app opens.
+        """
+        screen = self.wait_for(marker, timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = self.screen()
+            if now == screen:
+                return now
+            screen = now
+        return screen
+
     def paste(self, text: str, *, line_end: str = "\n") -> None:
         """Bracketed paste of ``text`` with its newlines sent as ``line_end``.
 
@@ -135,6 +151,9 @@ class Terminal:
 
     def pid(self) -> int:
         return int(self._tmux("display-message", "-p", "-t", "main", "#{pane_pid}").strip())
+
+    def alive(self) -> bool:
+        return self._tmux("display-message", "-p", "-t", "main", "#{pane_dead}").strip() != "1"
 
     def exit_status(self, timeout: float = 20.0) -> int:
         """The command's exit status once it has ended; ``-N`` when signal N killed it.

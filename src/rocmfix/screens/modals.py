@@ -128,7 +128,9 @@ class HelpScreen(ModalScreen[None]):
         super().__init__(classes="dialog-screen")
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog -help"):
+        with VerticalScroll(classes="dialog -help") as page:
+            page.border_title = "Help"
+            page.border_subtitle = "esc closes · ↑↓ scroll"
             yield Markdown(HELP)
 
     def action_close(self) -> None:
