@@ -175,3 +175,27 @@ def test_no_terminal_at_all_exits_2_with_a_hint(args: list[str]) -> None:
     assert "explain" in proc.stderr
     assert time.monotonic() - started < 20
     assert sys.executable  # the installed script ran under this venv
+
+
+def test_verify_without_torch_says_to_pick_the_training_python_and_p_picks_it(
+    tmp_path: Path,
+) -> None:
+    no_torch = tmp_path / "python-without-torch"
+    no_torch.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')  # stdlib only
+    no_torch.chmod(0o755)
+    with app((100, 30), "--python", str(no_torch)) as term:
+        term.wait_ready(READY)
+        term.press("F4")
+        screen = term.wait_for("no PyTorch", timeout=60)
+        assert "--python PATH" in screen and "child.py" not in screen, screen
+        term.press("p")
+        term.wait_ready("Which Python runs your training?")
+        term.press("C-u")
+        term.press("-l", str(tmp_path / "nonexistent"))
+        term.press("Enter")
+        term.wait_for("not an executable file")
+        term.press("C-u")
+        term.press("-l", sys.executable)
+        term.press("Enter")
+        screen = term.wait_for(f"Testing the torch of {sys.executable}", timeout=30)
+        term.wait_for(lambda s: "no PyTorch" not in s and "import torch" in s, timeout=90)
