@@ -277,3 +277,23 @@ def test_json_dry_run_prints_exactly_one_object(
 def test_undo_with_nothing_applied_says_so(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["undo", "--yes"]) == 2
     assert "no applied fix to undo" in capsys.readouterr().err
+
+
+def test_json_apply_prints_one_object_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1", "--json", "--apply", "-y"]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(out)  # the whole of stdout is one JSON object
+    assert doc["schema"] == "rocmfix.fix/1" and doc["applied"]
+    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1", "--json", "--apply", "-y"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["applied"] is None  # already in place: still one object
+    assert "nothing to change" in captured.err
+    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1"]) == 0
+    err = capsys.readouterr().err
+    assert "nothing to change" in err and "Add --apply" not in err
+
+
+def test_kb_show_json_names_its_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kb", "show", "gpu-out-of-memory", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "rocmfix.kb-entry/1" and doc["id"] == "gpu-out-of-memory"

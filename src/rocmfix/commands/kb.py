@@ -153,7 +153,8 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         from dataclasses import asdict  # noqa: PLC0415
 
-        print(json.dumps(asdict(entry), ensure_ascii=False, default=str))
+        doc = {"schema": "rocmfix.kb-entry/1", **asdict(entry)}
+        print(json.dumps(doc, ensure_ascii=False, default=str))
         return 0
     lines = [
         f"{entry.id}: {entry.text('title', lang)}",
