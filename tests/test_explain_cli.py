@@ -194,3 +194,22 @@ def test_the_first_real_error_is_told_apart_from_its_follow_ons(
     out = json.loads(capsys.readouterr().out)
     assert out["first_error"] == {"line": 31, "text": NO_BINARY}
     assert out["matches"][0]["id"] == "no-binary-for-gpu"
+
+
+def test_counts_read_as_words_in_both_languages(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    main(["explain", "HIP out of memory. Tried to allocate 2.00 GiB"])
+    assert "read 1 line (" in capsys.readouterr().out
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {i}\n" for i in range(30)) + "RuntimeError: HIP out of memory\n")
+    main(["explain", "--lang", "zh", "--file", str(log)])
+    out = capsys.readouterr().out
+    assert "字节" in out and "位于第 31 行:" in out, out[:400]
+
+
+def test_top_zero_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["explain", "--top", "0", "HIP out of memory"])
+    assert stop.value.code == 2
+    assert "--top" in capsys.readouterr().err

@@ -30,6 +30,9 @@ _LABELS = {
         "none_hint": "Try `rocmfix doctor` to check this machine, or paste more of the log (the whole traceback).",
         "read": "read",
         "lines": "lines",
+        "line": "line",
+        "bytes": "bytes",
+        "at_line_end": "",
         "times": "times",
         "first": "first at line",
         "last": "last at line",
@@ -54,6 +57,9 @@ _LABELS = {
         "none_hint": "可运行 `rocmfix doctor` 检查本机，或粘贴更多日志（完整的 traceback）。",
         "read": "读取",
         "lines": "行",
+        "line": "行",
+        "bytes": "字节",
+        "at_line_end": " 行",
         "times": "次",
         "first": "首次出现于第",
         "last": "最后出现于第",
@@ -188,16 +194,21 @@ def _render_all(
     ex = result.excerpt
     console.print(
         Text(
-            f"rocmfix explain · {t['read']} {ex.lines} {t['lines']} ({ex.bytes} bytes)", style="dim"
+            f"rocmfix explain · {t['read']} {ex.lines} {t['line' if ex.lines == 1 else 'lines']}"
+            f" ({ex.bytes} {t['bytes']})",
+            style="dim",
         )
     )
     first = ex.first_fatal
     if first is not None and ex.lines > 20:
         console.print(
-            Text(f"{t['first_error']} {first.first_line}: {first.text[:120]}", style="dim")
+            Text(
+                f"{t['first_error']} {first.first_line}{t['at_line_end']}: {first.text[:120]}",
+                style="dim",
+            )
         )
     console.print()
-    shown = result.matches[: max(top, 1)]
+    shown = result.matches[:top]
     confident = [m for m in shown if m.confident]
     if not confident:
         console.print(Text(t["none"], style="bold yellow"))
