@@ -84,6 +84,11 @@ def _fix_command(fix: Any) -> str | None:
     return " ".join(parts)
 
 
+def _whole(console: Console, text: str, indent: int, style: str) -> None:
+    """A line users copy (a command, a URL): never wrapped; a narrow terminal folds it."""
+    console.print(Text(" " * indent + text, style=style), soft_wrap=True)
+
+
 def _evidence_line(ev: Any, t: dict[str, str]) -> Text:
     line = Text(f"L{ev.line:<6}", style="dim")
     line.append(ev.text[:300], style="bold")
@@ -139,13 +144,9 @@ def _render_match(
             )
             cmd = _fix_command(fix)
             if cmd:
-                console.print(
-                    Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7), expand=False)
-                )
+                _whole(console, f"{t['run']}: {cmd}", 7, "cyan")
             for command in fix.commands:
-                console.print(
-                    Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7), expand=False)
-                )
+                _whole(console, f"$ {command}", 7, "cyan")
     if entry.text("caveats", lang):
         console.print(
             Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False)
@@ -156,7 +157,7 @@ def _render_match(
     if entry.references:
         console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ref in entry.references:
-            console.print(Padding(Text(f"- {ref}", style="blue"), (0, 0, 0, 4), expand=False))
+            _whole(console, f"- {ref}", 4, "blue")
 
 
 def render(result: Any, *, top: int, lang: str, checks: dict[str, Any] | None = None) -> None:
