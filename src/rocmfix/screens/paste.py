@@ -153,7 +153,7 @@ def _bar(confidence: float, width: int = 5) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def match_option(match: Any, lang: str) -> Option:
+def match_option(match: Any, lang: str, described: bool = True) -> Option:
     """One ranked cause: confidence, title, id and its strongest evidence line."""
     line = Text()
     style = "bold" if match.confident else "dim"
@@ -166,7 +166,7 @@ def match_option(match: Any, lang: str) -> Option:
     for ev in match.evidence[:2]:
         line.append(f"\n      L{ev.line}: ", style="dim")
         line.append(ev.text[:160], style="italic")
-    if not match.evidence and match.via == "symptom":
+    if not match.evidence and match.via == "symptom" and described:
         line.append("\n      " + tr(lang, "symptom"), style="dim italic")
     return Option(line, id=match.entry.id)
 
@@ -284,7 +284,8 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
         options.clear_options()
         lang = self.app.session.lang  # type: ignore[attr-defined]
         shown = message.explanation.matches[:MAX_SHOWN]
-        options.add_options([match_option(m, lang) for m in shown])
+        described = message.text.count("\n") < 3  # a few typed words, not a pasted log
+        options.add_options([match_option(m, lang, described) for m in shown])
         if shown:
             options.highlighted = 0
         lang = self._lang
