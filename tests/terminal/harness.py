@@ -45,8 +45,8 @@ class Terminal:
         shell: bool = False,
     ) -> None:
         assert TMUX, "tmux is needed for terminal tests"
-        self.socket = f"rocmfix-test-{os.getpid()}-{next(_counter)}"
-        self._tmp = Path(tempfile.mkdtemp(prefix="rocmfix-term-"))
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"rocmfix-term-{next(_counter)}-"))
+        self.socket = str(self._tmp / "tmux.sock")  # private server, removed with the folder
         conf = self._tmp / "tmux.conf"
         conf.write_text(
             "set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n"
@@ -77,7 +77,7 @@ class Terminal:
 
     def _tmux(self, *args: str, data: bytes | None = None) -> str:
         proc = subprocess.run(
-            [TMUX or "tmux", "-L", self.socket, *args],
+            [TMUX or "tmux", "-S", self.socket, *args],
             input=data,
             capture_output=True,
             timeout=30,
@@ -89,7 +89,7 @@ class Terminal:
 
     def close(self) -> None:
         subprocess.run(
-            [TMUX or "tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False
+            [TMUX or "tmux", "-S", self.socket, "kill-server"], capture_output=True, check=False
         )
         shutil.rmtree(self._tmp, ignore_errors=True)
 
