@@ -45,7 +45,10 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         text = demo.LOG.read_text(encoding="utf-8")
-        code = RocmfixApp(session, text=text, name="train.log (demo)").run()
+        app = RocmfixApp(session, text=text, name="train.log (demo)")
+        code = app.run()
+        if code is None:
+            code = app.return_code  # 1 after a crash Textual has reported
     finally:
         if args.keep_home:
             print(f"rocmfix: the demo HOME is kept at {home}", file=sys.stderr)

@@ -105,4 +105,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         app = RocmfixApp(session, path=args.path)
     code = app.run()
-    return int(code if code is not None else ExitCode.OK)
+    return int(code if code is not None else (app.return_code or ExitCode.OK))
