@@ -228,3 +228,28 @@ def test_commands_and_urls_are_printed_whole_on_a_narrow_terminal(
     assert "run: rocmfix fix set-env HSA_OVERRIDE_GFX_VERSION=10.3.0" in [s.strip() for s in lines]
     for ref in load_kb().get("no-binary-for-gpu").references:
         assert f"- {ref}" in [s.strip() for s in lines], ref
+
+
+def test_check_on_a_machine_without_a_gpu_reports_the_failing_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snap = tmp_path / "no-gpu"
+    snap.mkdir()
+    torch = {"python": "/usr/bin/python3", "flavour": "cpu", "version": "2.5.1+cpu"}
+    (snap / "snapshot.json").write_text(
+        json.dumps({"schema": "rocmfix.snapshot/1", "python": "/usr/bin/python3", "torch": torch})
+    )
+    main(
+        [
+            "explain",
+            "--json",
+            "--check",
+            "--snapshot",
+            str(snap),
+            "RuntimeError: No HIP GPUs are available",
+        ]
+    )
+    verdict = json.loads(capsys.readouterr().out)["checks"]["no-gpu-visible"]
+    assert verdict["verdict"] == "not confirmed"
+    assert "nothing either way" not in verdict["summary"]
+    assert "gpu-list fail" in verdict["summary"] and "cpu-only-build" in verdict["summary"]
