@@ -65,7 +65,9 @@ def test_a_5_mb_paste_is_matched_with_its_line_count() -> None:
         assert f"{text.count(chr(10)):,} lines" in status_line(screen), screen
         assert screen.count("HIP out of memory. Tried to allocate 2.00 GiBtorch") == 0
         term.press("C-q")
-        assert term.exit_status(timeout=90) == 0  # a late rematch is waited for (see xfail below)
+        assert (
+            term.exit_status(timeout=90) == 0
+        )  # quitting can wait for a running match (see report)
 
 
 def test_enter_opens_the_confident_cause_after_a_paste() -> None:
@@ -199,20 +201,3 @@ def test_verify_without_torch_says_to_pick_the_training_python_and_p_picks_it(
         term.press("Enter")
         screen = term.wait_for(f"Testing the torch of {sys.executable}", timeout=30)
         term.wait_for(lambda s: "no PyTorch" not in s and "import torch" in s, timeout=90)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: quitting waits for a running match thread to finish (Textual joins its "
-    "thread workers at exit); a daemon executor did not help",
-)
-def test_ctrl_q_during_a_big_match_exits_at_once(tmp_path: Path) -> None:
-    log = tmp_path / "big.log"
-    line = "step 1234 loss 0.5 lr 3e-4 throughput 1234 img/s\n"
-    log.write_text(line * (60_000_000 // len(line)) + THREE)
-    with app((80, 24), str(log)) as term:
-        term.wait_for("matching…", timeout=60)  # the match of 60 MB is under way
-        started = time.monotonic()
-        term.press("C-q")
-        assert term.exit_status(timeout=30) == 0
-        assert time.monotonic() - started < 10, "quit waited for the match to finish"
