@@ -9,7 +9,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
-SHARED = REPO.parent / "shared"
+TAXONOMY = DATA / "kb-taxonomy.yaml"
+"""The root-cause ids (a copy of the project's taxonomy, carried so a clone alone tests)."""
 
 
 @pytest.fixture(autouse=True)

@@ -116,7 +116,9 @@ def test_human_output_fits_80_columns_and_has_no_colour_when_piped() -> None:
     text = proc.stdout.decode()
     assert proc.returncode == 0
     assert "\x1b[" not in text
-    assert max(len(line) for line in text.splitlines()) <= 80
+    copied = ("run: ", "$ ", "- http")  # commands and URLs are printed whole, never wrapped
+    prose = [ln for ln in text.splitlines() if not ln.strip().startswith(copied)]
+    assert max(len(line) for line in prose) <= 80
     assert "no-binary-for-gpu" in text and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in text
 
 
@@ -194,6 +196,38 @@ def test_the_first_real_error_is_told_apart_from_its_follow_ons(
     out = json.loads(capsys.readouterr().out)
     assert out["first_error"] == {"line": 31, "text": NO_BINARY}
     assert out["matches"][0]["id"] == "no-binary-for-gpu"
+
+
+def test_counts_read_as_words_in_both_languages(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    main(["explain", "HIP out of memory. Tried to allocate 2.00 GiB"])
+    assert "read 1 line (" in capsys.readouterr().out
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {i}\n" for i in range(30)) + "RuntimeError: HIP out of memory\n")
+    main(["explain", "--lang", "zh", "--file", str(log)])
+    out = capsys.readouterr().out
+    assert "字节" in out and "位于第 31 行:" in out, out[:400]
+
+
+def test_top_zero_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["explain", "--top", "0", "HIP out of memory"])
+    assert stop.value.code == 2
+    assert "--top" in capsys.readouterr().err
+
+
+def test_commands_and_urls_are_printed_whole_on_a_narrow_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rocmfix.kb.loader import load_kb
+
+    monkeypatch.setenv("COLUMNS", "40")
+    main(["explain", "hipErrorNoBinaryForGpu gfx1031"])
+    lines = capsys.readouterr().out.splitlines()
+    assert "run: rocmfix fix set-env HSA_OVERRIDE_GFX_VERSION=10.3.0" in [s.strip() for s in lines]
+    for ref in load_kb().get("no-binary-for-gpu").references:
+        assert f"- {ref}" in [s.strip() for s in lines], ref
 
 
 def test_check_on_a_machine_without_a_gpu_reports_the_failing_checks(

@@ -277,3 +277,42 @@ def test_json_dry_run_prints_exactly_one_object(
 def test_undo_with_nothing_applied_says_so(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["undo", "--yes"]) == 2
     assert "no applied fix to undo" in capsys.readouterr().err
+
+
+def test_json_apply_prints_one_object_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1", "--json", "--apply", "-y"]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(out)  # the whole of stdout is one JSON object
+    assert doc["schema"] == "rocmfix.fix/1" and doc["applied"]
+    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1", "--json", "--apply", "-y"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["applied"] is None  # already in place: still one object
+    assert "nothing to change" in captured.err
+    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1"]) == 0
+    err = capsys.readouterr().err
+    assert "nothing to change" in err and "Add --apply" not in err
+
+
+def test_kb_show_json_names_its_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kb", "show", "gpu-out-of-memory", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "rocmfix.kb-entry/1" and doc["id"] == "gpu-out-of-memory"
+
+
+def test_forced_undo_says_where_the_later_edit_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    home = Path(os.environ["HOME"])
+    assert main(["fix", "set-env", "ROCMFIX_TEST_TWO=1", "--apply", "-y"]) == 0
+    (rc,) = [p for p in home.glob(".*") if p.is_file() and b"ROCMFIX_TEST_TWO" in p.read_bytes()]
+    rc.write_text(rc.read_text() + "alias mine='echo kept'\n")
+    capsys.readouterr()
+    assert main(["undo", "--last", "--force", "-y"]) == 0
+    out = capsys.readouterr().out
+    kept = [ln.split(" kept at ", 1)[1] for ln in out.splitlines() if " kept at " in ln]
+    assert kept, out
+    assert "alias mine='echo kept'" in Path(kept[0]).read_text()
+
+
+def test_an_unknown_check_id_lists_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--check", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "bogus" in err and "gpu-arch-vs-torch" in err and "docs/checks.md" not in err

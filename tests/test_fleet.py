@@ -171,3 +171,23 @@ def test_a_thousand_generated_nodes_are_summarized_in_under_two_seconds(
     assert code == 1 and s["nodes"] == 1000
     assert sum(g["count"] for g in s["groups"]) == 1000
     assert elapsed < 2.0, f"{elapsed:.2f} s"
+
+
+def test_nodes_checked_with_no_torch_are_not_called_healthy_and_stdin_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    docs = []
+    for name in ("rx6700xt-no-override", "cpu-torch-on-amd"):
+        assert main(["doctor", "--json", "--no-torch", "--snapshot", str(HOST / name)]) in (0, 1)
+        docs.append(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("".join(docs).encode())))
+    assert main(["fleet", "summarize", "-", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["nodes"] == 2 and s["status"]["torch_not_checked"] == 2
+    assert [g["root_cause"] for g in s["groups"]] == ["no-problem-found-torch-not-checked"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("".join(docs).encode())))
+    main(["fleet", "summarize", "-"])
+    out = capsys.readouterr().out
+    assert " 0 healthy" in out and "torch was not checked on 2 node(s)" in out

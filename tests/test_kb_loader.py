@@ -13,7 +13,7 @@ import yaml
 from rocmfix.errors import KbError
 from rocmfix.kb.loader import builtin_kb_path, load_kb, parse_kb_text, read_kb_file
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+TAXONOMY = Path(__file__).resolve().parent / "data" / "kb-taxonomy.yaml"
 
 ENTRY = """\
 schema: rocmfix.kb/1
@@ -31,10 +31,7 @@ entries:
 
 def test_builtin_kb_is_valid_and_covers_every_taxonomy_id() -> None:
     kb = load_kb(use_cache=False)
-    taxonomy = SHARED / "kb-taxonomy.yaml"
-    if not taxonomy.exists():
-        pytest.skip("shared taxonomy not beside the checkout")
-    wanted = {row["id"] for row in yaml.safe_load(taxonomy.read_text())}
+    wanted = {row["id"] for row in yaml.safe_load(TAXONOMY.read_text())}
     assert wanted <= set(kb.ids), sorted(wanted - set(kb.ids))
 
 
@@ -133,3 +130,24 @@ def test_amd_weight_must_be_a_weight() -> None:
     text = ENTRY.replace("weight: 0.9", "weight: 0.3\n        amd_weight: 2")
     with pytest.raises(KbError, match="amd_weight"):
         parse_kb_text(text, "kb.yaml")
+
+
+def test_kb_eval_reads_several_files_and_ends_with_its_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from rocmfix.cli import main
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(
+        json.dumps({"id": "a1", "text": "hipErrorNoBinaryForGpu", "label": "no-binary-for-gpu"})
+        + "\n"
+    )
+    b.write_text(
+        json.dumps({"id": "b1", "text": "epoch 1 loss 0.5", "label": "gpu-out-of-memory"}) + "\n"
+    )
+    assert main(["kb", "eval", str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("miss b1")
+    assert lines[-4] == "cases: 2" and lines[-3] == "top-1: 50.0%"

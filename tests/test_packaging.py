@@ -5,6 +5,7 @@ a fresh virtual environment, then run from another directory."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -14,6 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
+# the installed copy only: a PYTHONPATH pointing at src/ would shadow it
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 @pytest.fixture(scope="module")
@@ -64,23 +67,38 @@ def test_an_installed_wheel_finds_its_kb_from_another_directory(
     wheel: Path, tmp_path: Path
 ) -> None:
     venv = tmp_path / "venv"
-    # system site-packages provide the (already installed) dependencies without a network
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
-    )
+    # A clean venv, as a user makes one: no system site-packages, so every dependency
+    # the wheel needs must come from its own metadata (pip fetches them or takes them
+    # from its cache); a missing Requires-Dist fails here.
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     py = venv / "bin" / "python"
-    subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
-        check=True,
+    proc = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", str(wheel)],
         capture_output=True,
-        timeout=300,
+        env=ENV,
+        text=True,
+        timeout=600,
     )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    probe = subprocess.run(
+        [
+            str(py),
+            "-c",
+            "import sys, importlib.util as u; print(u.find_spec('torch') is None, sys.prefix)",
+        ],
+        capture_output=True,
+        env=ENV,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert probe == ["True", str(venv)], probe  # torch stays out; the venv is its own prefix
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     where = subprocess.run(
         [str(py), "-c", "import rocmfix.kb.loader as l; print(l.builtin_kb_path())"],
         cwd=elsewhere,
         capture_output=True,
+        env=ENV,
         text=True,
         check=True,
     ).stdout.strip()
@@ -89,6 +107,7 @@ def test_an_installed_wheel_finds_its_kb_from_another_directory(
         [str(venv / "bin" / "rocmfix"), "explain", "--json", "hipErrorNoBinaryForGpu gfx1031"],
         cwd=elsewhere,
         capture_output=True,
+        env=ENV,
         text=True,
         timeout=120,
     )

@@ -9,6 +9,7 @@ refuses to leave a fix half-applied and stops the child processes it started.
 
 from __future__ import annotations
 
+import contextlib
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
@@ -88,6 +89,8 @@ class RocmfixApp(App[int]):
             self.sub_title = "demo · recorded RX 6700 XT · fixes go to a throwaway HOME"
 
     def on_mount(self) -> None:
+        if not self.is_headless:
+            self._exit_on_signals()
         self.switch_mode("paste")
         if self._text is not None:
             self.post_message(LogLoaded(self._text, self._name))
@@ -187,6 +190,24 @@ class RocmfixApp(App[int]):
         self.push_screen(HelpScreen())
 
     # ------------------------------------------------------------ quitting
+
+    def _exit_on_signals(self) -> None:
+        """SIGINT, SIGTERM and SIGHUP end the session as a shell expects: 128 + the signal.
+
+        The terminal is restored and children are stopped on the way out, and
+        the caller's ``finally`` (the demo's throwaway HOME) still runs.
+        """
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._exit_for_signal, int(sig))
+
+    def _exit_for_signal(self, signum: int) -> None:
+        stop_children()
+        self.exit(128 + signum)
 
     async def action_quit(self) -> None:
         busy = [w for w in self.workers if w.group == "fix" and w.state == WorkerState.RUNNING]

@@ -52,6 +52,12 @@ def _top_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "path", nargs="?", help="log file to open in the interactive session ('-' for stdin)"
     )
+    parser.add_argument(
+        "--python", metavar="PATH", help="interpreter whose torch the session checks and verifies"
+    )
+    parser.add_argument(
+        "--snapshot", metavar="DIR", help="the doctor reads this recorded machine instead"
+    )
     return parser
 
 
@@ -86,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name is None:
             top = _top_parser().parse_args(args_list)
             name, args_list = "tui", ([top.path] if top.path else [])
+            for option in ("python", "snapshot"):
+                if getattr(top, option):
+                    args_list += [f"--{option}", getattr(top, option)]
         else:
             args_list = args_list[1:]
         module = _import_command(name)

@@ -155,8 +155,10 @@ def _wanted(path: Path) -> bool:
     return path.is_file() and name.endswith(_SUFFIXES) and not name.startswith(".")
 
 
-def load(paths: Sequence[str | Path]) -> tuple[Node, ...]:
+def load(paths: Sequence[str | Path], stdin_text: str | None = None) -> tuple[Node, ...]:
     """Read every node from files, directories of files, and snapshot directories.
+
+    ``-`` stands for ``stdin_text`` (what the caller read from stdin).
 
     Raises:
         InputError: a path does not exist, or nothing that could be a node was found.
@@ -164,6 +166,9 @@ def load(paths: Sequence[str | Path]) -> tuple[Node, ...]:
     nodes: list[Node] = []
     for raw in paths:
         p = Path(raw)
+        if str(raw) == "-":
+            nodes.extend(parse_text(stdin_text or "", Path("stdin")))
+            continue
         if not p.exists():
             raise InputError(f"{p}: no such file or directory")
         if p.is_dir() and (p / "snapshot.json").is_file():
@@ -206,16 +211,33 @@ def _status(doc: Mapping[str, Any]) -> str:
     return "ok"
 
 
+TORCH_NOT_CHECKED = "no-problem-found-torch-not-checked"
+"""Group of nodes with nothing wrong in what was checked, but whose torch was not probed
+(``doctor --no-torch``): a CPU or CUDA torch, or a missing override, shows only there."""
+
+
+def torch_unchecked(doc: Mapping[str, Any]) -> bool:
+    """True when the doctor ran with ``--no-torch`` (its torch checks were skipped)."""
+    return any(
+        isinstance(c, Mapping)
+        and c.get("id") == "torch-build"
+        and c.get("status") == "skip"
+        and "not probed" in str(c.get("summary", ""))
+        for c in doc.get("checks") or ()
+    )
+
+
 def group_key(doc: Mapping[str, Any]) -> str:
     """The node's group: its top root cause, else what kind of trouble it has."""
     causes = (doc.get("summary") or {}).get("root_causes") or ()
     if causes and isinstance(causes[0], Mapping) and causes[0].get("id"):
         return str(causes[0]["id"])
-    return {
+    key = {
         "fail": "unexplained-failure",
         "error": "checks-could-not-run",
         "warn": "warnings-only",
     }.get(_status(doc), "healthy")
+    return TORCH_NOT_CHECKED if key == "healthy" and torch_unchecked(doc) else key
 
 
 def summarize(nodes: Sequence[Node]) -> dict[str, Any]:
@@ -248,6 +270,7 @@ def summarize(nodes: Sequence[Node]) -> dict[str, Any]:
             "warn": status_counts["warn"],
             "ok": status_counts["ok"],
             "unreadable": len(nodes) - len(good),
+            "torch_not_checked": sum(1 for n in good if torch_unchecked(n.doctor or {})),
         },
         "groups": [_group(key, members) for key, members in _ordered(groups)],
         "checks": _checks(per_check),
@@ -262,7 +285,10 @@ def summarize(nodes: Sequence[Node]) -> dict[str, Any]:
 
 def _ordered(groups: Mapping[str, list[Node]]) -> list[tuple[str, list[Node]]]:
     # Biggest problem first; healthy machines last.
-    return sorted(groups.items(), key=lambda kv: (kv[0] == "healthy", -len(kv[1]), kv[0]))
+    def last(key: str) -> int:
+        return {"healthy": 2, TORCH_NOT_CHECKED: 1}.get(key, 0)
+
+    return sorted(groups.items(), key=lambda kv: (last(kv[0]), -len(kv[1]), kv[0]))
 
 
 def _group(key: str, members: Sequence[Node]) -> dict[str, Any]:
@@ -286,7 +312,13 @@ def _group(key: str, members: Sequence[Node]) -> dict[str, Any]:
         "failing_checks": dict(failing.most_common()),
         "also_suspected": dict(also.most_common()),
         "fingerprints": dict(prints.most_common()),
-        "next_command": next_cmd if key != "healthy" else "",
+        "next_command": (
+            ""
+            if key == "healthy"
+            else "rocmfix doctor --json (without --no-torch) on these nodes"
+            if key == TORCH_NOT_CHECKED
+            else next_cmd
+        ),
     }
 
 

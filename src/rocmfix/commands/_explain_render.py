@@ -30,6 +30,9 @@ _LABELS = {
         "none_hint": "Try `rocmfix doctor` to check this machine, or paste more of the log (the whole traceback).",
         "read": "read",
         "lines": "lines",
+        "line": "line",
+        "bytes": "bytes",
+        "at_line_end": "",
         "times": "times",
         "first": "first at line",
         "last": "last at line",
@@ -56,6 +59,9 @@ _LABELS = {
         "none_hint": "可运行 `rocmfix doctor` 检查本机，或粘贴更多日志（完整的 traceback）。",
         "read": "读取",
         "lines": "行",
+        "line": "行",
+        "bytes": "字节",
+        "at_line_end": " 行",
         "times": "次",
         "first": "首次出现于第",
         "last": "最后出现于第",
@@ -85,6 +91,11 @@ def _fix_command(fix: Any) -> str | None:
             value = ",".join(str(v) for v in value)
         parts.append(f"{key}={'' if value is None else value}")
     return " ".join(parts)
+
+
+def _whole(console: Console, text: str, indent: int, style: str) -> None:
+    """A line users copy (a command, a URL): never wrapped; a narrow terminal folds it."""
+    console.print(Text(" " * indent + text, style=style), soft_wrap=True)
 
 
 def _evidence_line(ev: Any, t: dict[str, str]) -> Text:
@@ -156,13 +167,9 @@ def _render_match(
             )
             cmd = _fix_command(fix)
             if cmd:
-                console.print(
-                    Padding(Text(f"{t['run']}: {cmd}", style="cyan"), (0, 0, 0, 7), expand=False)
-                )
+                _whole(console, f"{t['run']}: {cmd}", 7, "cyan")
             for command in fix.commands:
-                console.print(
-                    Padding(Text(f"$ {command}", style="cyan"), (0, 0, 0, 7), expand=False)
-                )
+                _whole(console, f"$ {command}", 7, "cyan")
     if entry.text("caveats", lang):
         console.print(
             Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False)
@@ -173,7 +180,7 @@ def _render_match(
     if entry.references:
         console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ref in entry.references:
-            console.print(Padding(Text(f"- {ref}", style="blue"), (0, 0, 0, 4), expand=False))
+            _whole(console, f"- {ref}", 4, "blue")
 
 
 def render(result: Any, *, top: int, lang: str, checks: dict[str, Any] | None = None) -> None:
@@ -211,16 +218,21 @@ def _render_all(
     ex = result.excerpt
     console.print(
         Text(
-            f"rocmfix explain · {t['read']} {ex.lines} {t['lines']} ({ex.bytes} bytes)", style="dim"
+            f"rocmfix explain · {t['read']} {ex.lines} {t['line' if ex.lines == 1 else 'lines']}"
+            f" ({ex.bytes} {t['bytes']})",
+            style="dim",
         )
     )
     first = ex.first_fatal
     if first is not None and ex.lines > 20:
         console.print(
-            Text(f"{t['first_error']} {first.first_line}: {first.text[:120]}", style="dim")
+            Text(
+                f"{t['first_error']} {first.first_line}{t['at_line_end']}: {first.text[:120]}",
+                style="dim",
+            )
         )
     console.print()
-    shown = result.matches[: max(top, 1)]
+    shown = result.matches[:top]
     confident = [m for m in shown if m.confident]
     if not confident:
         console.print(Text(t["none"], style="bold yellow"))

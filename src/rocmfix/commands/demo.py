@@ -26,17 +26,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rocmfix.commands._target import python_path
+    from rocmfix.commands.tui import require_terminal
+
+    require_terminal()
     from rocmfix import demo
     from rocmfix.app import RocmfixApp
+    from rocmfix.commands.explain import default_lang
     from rocmfix.screens.session import Session
 
     home = demo.make_home()
     session = Session(
-        python=args.python or sys.executable, snapshot=demo.SNAPSHOT, home=home, demo=True
+        python=python_path(args.python),
+        snapshot=demo.SNAPSHOT,
+        home=home,
+        demo=True,
+        lang=default_lang(),
     )
     try:
         text = demo.LOG.read_text(encoding="utf-8")
-        code = RocmfixApp(session, text=text, name="train.log (demo)").run()
+        app = RocmfixApp(session, text=text, name="train.log (demo)")
+        code = app.run()
+        if code is None:
+            code = app.return_code  # 1 after a crash Textual has reported
     finally:
         if args.keep_home:
             print(f"rocmfix: the demo HOME is kept at {home}", file=sys.stderr)

@@ -24,7 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", nargs="*", help="error text, or '-' to read stdin")
     parser.add_argument("-f", "--file", metavar="PATH", help="read a log file (plain or .gz)")
     parser.add_argument(
-        "--top", type=int, default=3, metavar="N", help="show up to N causes (default 3)"
+        "--top", type=_at_least_one, default=3, metavar="N", help="show up to N causes (default 3)"
     )
     parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
     parser.add_argument(
@@ -46,6 +46,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--snapshot", metavar="DIR", help="with --check: check a recorded machine (rocmfix collect)"
     )
+
+
+def _at_least_one(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
 
 
 def default_lang() -> str:

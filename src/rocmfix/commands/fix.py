@@ -87,11 +87,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json and not args.apply:
         _print_json(offers, manual, None)
         return int(ExitCode.OK)
-    _show(offers, manual)
+    if not args.json:  # --json --apply prints one object, after the change
+        _show(offers, manual)
     chosen = _choose(offers, args.pick) if args.apply else None
     if chosen is None:
         if not args.apply:
-            _say("dry run: nothing was changed. Add --apply to make these changes.")
+            plans = [p for _, p in offers if not isinstance(p, str)]
+            if plans and all(p.changes_nothing for p in plans):
+                _say("nothing to change: this is already in place.")
+            else:
+                _say("dry run: nothing was changed. Add --apply to make these changes.")
         return int(ExitCode.OK)
     return _apply(chosen, args, ctx)
 
@@ -218,9 +223,13 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
 
     if plan.changes_nothing:
         _say("nothing to change.")
+        if args.json:
+            _print_json([(plan.action, plan)], [], None)
         return int(ExitCode.OK)
     if not args.yes and not confirm(f"Apply these {len(plan.steps)} change(s)?"):
         _say("nothing was changed.")
+        if args.json:
+            _print_json([(plan.action, plan)], [], None)
         return int(ExitCode.PROBLEMS_FOUND)
     record = apply_plan(plan)
     if args.json:

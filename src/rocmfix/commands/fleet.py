@@ -14,7 +14,7 @@ import sys
 import textwrap
 from typing import Any
 
-from rocmfix.errors import ExitCode
+from rocmfix.errors import ExitCode, InputError
 
 _WIDTH = 80
 _MAX_NAMES = 400
@@ -31,7 +31,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "print which nodes fail which checks, grouped by root cause.",
     )
     summ.add_argument(
-        "paths", nargs="+", metavar="FILE|DIR", help="doctor JSON files, pdsh output, directories"
+        "paths",
+        nargs="+",
+        metavar="FILE|DIR|-",
+        help="doctor JSON files, pdsh output, directories; '-' reads stdin",
     )
     summ.add_argument(
         "--json", action="store_true", help="print one JSON object (schema rocmfix.fleet/1)"
@@ -41,7 +44,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rocmfix import fleet
 
-    nodes = fleet.load(args.paths)
+    stdin_text = None
+    if "-" in args.paths:
+        if sys.stdin.isatty():
+            raise InputError(
+                "'-' reads doctor JSON from a pipe, but stdin is a terminal",
+                hint="pdsh -w 'gpu[01-64]' rocmfix doctor --json | rocmfix fleet summarize -",
+            )
+        stdin_text = sys.stdin.buffer.read().decode("utf-8", "replace")
+    nodes = fleet.load(args.paths, stdin_text=stdin_text)
     summary = fleet.summarize(nodes)
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
@@ -78,12 +89,22 @@ def _counted(counts: dict[str, int]) -> str:
 def render(summary: dict[str, Any], compress: Any) -> list[str]:
     """The text summary, one string per line (80 columns)."""
     s = summary["status"]
+    unchecked = [g["count"] for g in summary["groups"] if g["root_cause"].endswith("not-checked")]
+    healthy = s["ok"] - sum(unchecked)
     lines = _wrap(
         f"rocmfix fleet: {summary['nodes']} nodes: {s['fail']} failing, {s['error']} with checks "
-        f"that could not run, {s['warn']} with warnings only, {s['ok']} healthy, "
-        f"{s['unreadable']} unreadable",
+        f"that could not run, {s['warn']} with warnings only, {healthy} healthy, "
+        + (f"{sum(unchecked)} with no problem found but torch not checked, " if unchecked else "")
+        + f"{s['unreadable']} unreadable",
         "",
     )
+    if s.get("torch_not_checked"):
+        lines += _wrap(
+            f"torch was not checked on {s['torch_not_checked']} node(s) (doctor --no-torch): "
+            "a CPU or CUDA torch, or a GPU its build does not support, would not show. "
+            "Run `rocmfix doctor --json` without --no-torch to check it.",
+            "",
+        )
     for g in summary["groups"]:
         lines += ["", f"{g['root_cause']}  ({g['count']} node{'s' * (g['count'] != 1)})"]
         lines += _wrap("nodes: " + _names(g["nodes"], compress), "  ")

@@ -25,18 +25,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = sub.add_parser(
-        "validate", help="validate KB files (default: the built-in KB and your kb.d)"
+        "validate",
+        help="validate KB files (default: the built-in KB and your kb.d)",
+        description="Validate KB files: each problem names file, line, entry and field.",
     )
     v.add_argument("paths", nargs="*", metavar="PATH")
     v.add_argument("--json", action="store_true")
-    ls = sub.add_parser("list", help="list entries")
+    ls = sub.add_parser(
+        "list", help="list entries", description="List every entry: id, severity and title."
+    )
     ls.add_argument("--json", action="store_true")
-    show = sub.add_parser("show", help="show one entry")
+    show = sub.add_parser(
+        "show",
+        help="show one entry",
+        description="Show one entry: summary, explanation, fixes and references.",
+    )
     show.add_argument("id")
     show.add_argument("--lang", choices=("en", "zh"))
     show.add_argument("--json", action="store_true")
-    ev = sub.add_parser("eval", help="accuracy on labelled cases (JSON lines)")
-    ev.add_argument("cases", metavar="CASES.jsonl")
+    ev = sub.add_parser(
+        "eval",
+        help="accuracy on labelled cases (JSON lines)",
+        description="Top-1, top-3 and unrelated-left-unmatched over labelled cases "
+        '(one {"text", "label"} object per line; label "none" for unrelated logs).',
+    )
+    ev.add_argument("cases", metavar="CASES.jsonl", nargs="+")
     ev.add_argument(
         "--bury", type=int, default=0, metavar="N", help="bury each case after N lines of noise"
     )
@@ -153,7 +166,8 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         from dataclasses import asdict  # noqa: PLC0415
 
-        print(json.dumps(asdict(entry), ensure_ascii=False, default=str))
+        doc = {"schema": "rocmfix.kb-entry/1", **asdict(entry)}
+        print(json.dumps(doc, ensure_ascii=False, default=str))
         return 0
     lines = [
         f"{entry.id}: {entry.text('title', lang)}",
@@ -282,7 +296,7 @@ def evaluate(cases: list[dict[str, Any]], kb: Any, bury: int = 0) -> dict[str, A
 
 
 def _eval(args: argparse.Namespace) -> int:
-    cases = _read_cases(args.cases)
+    cases = [case for path in args.cases for case in _read_cases(path)]
     report = evaluate(cases, _load(args), bury=args.bury)
     if args.json:
         print(json.dumps({"schema": "rocmfix.kb-eval/1", **report}))
@@ -291,6 +305,12 @@ def _eval(args: argparse.Namespace) -> int:
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{x:.1%}"
 
+    for miss in report["misses"]:
+        print(
+            f"miss {miss['id']}: expected {miss['label']}, got {miss['got']} "
+            f"(top3 {', '.join(miss['top3']) or '-'}; conf {miss['confidence']:.2f})"
+        )
+    # the summary last, where a long list of misses does not scroll it away
     print(
         f"cases: {report['cases']}"
         + (f" (each buried after {args.bury} noise lines)" if args.bury else "")
@@ -298,9 +318,4 @@ def _eval(args: argparse.Namespace) -> int:
     print(f"top-1: {pct(report['top1'])}")
     print(f"top-3: {pct(report['top3'])}")
     print(f"unrelated logs left unmatched: {pct(report['unrelated_unmatched'])}")
-    for miss in report["misses"]:
-        print(
-            f"miss {miss['id']}: expected {miss['label']}, got {miss['got']} "
-            f"(top3 {', '.join(miss['top3']) or '-'}; conf {miss['confidence']:.2f})"
-        )
     return 0

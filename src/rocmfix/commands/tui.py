@@ -26,6 +26,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+NO_TTY_HINT = "in scripts and pipelines use `rocmfix explain FILE` or `... | rocmfix explain -`"
+
+
+def _is_data(fd: int) -> bool:
+    """True when ``fd`` is a pipe, a socket or a regular file (text was meant to be read)."""
+    import stat
+
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
+def require_terminal(reads_stdin: bool = False) -> None:
+    """Refuse at once, with a one-line hint, where the app could not draw or take keys.
+
+    Textual draws on stderr and reads keys from stdin; without a terminal it
+    would write escape codes into a file or spin on a pipe until killed.
+    ``reads_stdin``: ``rocmfix -`` reads a pipe first and takes keys from /dev/tty.
+    """
+    if not reads_stdin and not sys.stdin.isatty() and _is_data(0) and sys.stdout.isatty():
+        raise InputError(
+            "stdin is a pipe or a file: to open the log it carries, add '-'",
+            hint="python train.py 2>&1 | rocmfix -   (or `| rocmfix explain -` for plain text)",
+        )
+    missing = [
+        name
+        for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout), ("stderr", sys.stderr))
+        if not (reads_stdin and name == "stdin") and not (stream and stream.isatty())
+    ]
+    if missing:
+        raise InputError(
+            f"the interactive session needs a terminal ({' and '.join(missing)} is not one)",
+            hint=NO_TTY_HINT,
+        )
+
+
 def read_piped_stdin() -> str:
     """All of stdin, then fd 0 reopened on the terminal so keys reach the app."""
     if sys.stdin.isatty():
@@ -48,10 +86,13 @@ def read_piped_stdin() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_terminal(reads_stdin=args.path == "-")
     from rocmfix.app import RocmfixApp
+    from rocmfix.commands._target import python_path
+    from rocmfix.commands.explain import default_lang
     from rocmfix.screens.session import Session
 
-    session = Session(python=args.python or sys.executable)
+    session = Session(python=python_path(args.python), lang=default_lang())
     if args.snapshot:
         from rocmfix.snapshot import SnapshotHost
 
@@ -64,4 +105,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         app = RocmfixApp(session, path=args.path)
     code = app.run()
-    return int(code if code is not None else ExitCode.OK)
+    return int(code if code is not None else (app.return_code or ExitCode.OK))

@@ -48,10 +48,18 @@ def run(args: argparse.Namespace) -> int:
     if not args.yes and not confirm("Undo these change(s)?"):
         print("nothing was changed.", file=sys.stderr)
         return int(ExitCode.PROBLEMS_FOUND)
+    from rocmfix.actions.journal import backup_dir
+
+    keep = backup_dir(default_state(), record.id)
+    before = set(keep.glob("*.newer")) if keep.is_dir() else set()
     try:
         undone = undo(record.id, force=args.force)
     except ChangedSinceError as err:
         print(err.details, file=sys.stderr)
         raise
     print(f"undone {undone.id}")
+    kept = sorted(set(keep.glob("*.newer")) - before) if keep.is_dir() else []
+    for path in kept:
+        # --force: the lines written after the fix are not lost; say where they are
+        print(f"  the version edited since the fix is kept at {path}")
     return int(ExitCode.OK)

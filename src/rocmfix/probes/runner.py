@@ -28,7 +28,7 @@ def _select(ids: Iterable[str] | None) -> list[str]:
     unknown = [i for i in wanted if i not in CHECKS]
     if unknown:
         raise ProbeError(
-            f"unknown check id: {', '.join(unknown)}", hint="see docs/checks.md for the ids"
+            f"unknown check id: {', '.join(unknown)}", hint="known ids: " + ", ".join(CHECKS)
         )
     return wanted
 

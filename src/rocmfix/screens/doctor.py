@@ -41,7 +41,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Label("", id="doctor-summary")
+        yield Static("", id="doctor-summary", markup=False)
         yield DataTable(id="checks", cursor_type="row", zebra_stripes=False)
         yield Footer()
 
@@ -49,9 +49,35 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         table = self.query_one("#checks", DataTable)
         table.add_column(" ", key="mark", width=1)
         table.add_column("check", key="title", width=30)
-        table.add_column("result", key="summary")
+        table.add_column("result", key="summary", width=40)
         self.set_interval(0.12, self._spin)
         self.action_rerun()
+        self.call_after_refresh(self._fit_columns)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        """Titles get what they need up to 40% of the width; the result column the rest.
+
+        (A result longer than that is cut; enter shows it whole.)
+        """
+        from textual.widgets.data_table import ColumnKey
+
+        table = self.query_one("#checks", DataTable)
+        pad = 2 * table.cell_padding
+        usable = table.scrollable_content_region.width or self.size.width
+        available = usable - (1 + pad) - 2 * pad - 1
+        titles = self.app.session.check_titles().values()  # type: ignore[attr-defined]
+        longest = max((len(t) for t in titles), default=20)
+        title_w = max(12, min(longest, int(available * 0.4)))
+        widths = {"title": title_w, "summary": max(10, available - title_w)}
+        for key, width in widths.items():
+            column = table.columns[ColumnKey(key)]
+            column.width, column.auto_width = width, False
+        table._clear_caches()
+        table._require_update_dimensions = True
+        table.refresh()
 
     def action_rerun(self) -> None:
         if self.running:
@@ -117,15 +143,16 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
             f"{counts['fail']} failed, {counts['warn']} warnings, {counts['error']} could not run, "
             f"{counts['ok']} ok, {counts['skip']} skipped."
         )
-        line += (
-            f"  Most likely: {', '.join(causes)}."
-            if causes
-            else "  Nothing wrong found: F4 runs the GPU test."
-        )
+        if causes:
+            line += f"  Most likely: {', '.join(causes)}."
+        elif counts["fail"] or counts["warn"]:
+            line += "  No KB cause named: see the failed checks."
+        else:
+            line += "  Nothing wrong found: F4 runs the GPU test."
         self._summary(line + "  Enter: details.")
 
     def _summary(self, text: str) -> None:
-        self.query_one("#doctor-summary", Label).update(text)
+        self.query_one("#doctor-summary", Static).update(text)
 
     @on(DataTable.RowSelected, "#checks")
     def open_check(self, event: DataTable.RowSelected) -> None:

@@ -13,7 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label
+from textual.widgets import DataTable, Footer, Header, Static
 
 from rocmfix.messages import FixUndone
 from rocmfix.screens.modals import ConfirmModal, ReportsWorkerErrors
@@ -37,7 +37,7 @@ class HistoryScreen(ReportsWorkerErrors, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Label("", id="history-where")
+        yield Static("", id="history-where", markup=False)
         yield DataTable(id="history", cursor_type="row")
         yield Footer()
 
@@ -58,7 +58,7 @@ class HistoryScreen(ReportsWorkerErrors, Screen[None]):
         for r in reversed(records):
             table.add_row(r.id, r.action, r.status, params_text(r.params), key=r.id)
         where = f"Journal: {session.state_dir}/journal.jsonl"
-        self.query_one("#history-where", Label).update(
+        self.query_one("#history-where", Static).update(
             where if records else f"No fix applied yet. {where}"
         )
 

@@ -7,6 +7,7 @@ fixes take their values from the machine.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
@@ -20,20 +21,49 @@ from textual.widgets.option_list import Option
 MIN_SCORE = 45
 
 
-def search(entries: tuple[Any, ...], query: str, lang: str = "en") -> list[Any]:
-    """Entries ranked by fuzzy similarity to ``query`` (all of them, in order, when empty)."""
+def search(
+    entries: tuple[Any, ...], query: str, lang: str = "en", matcher: Any = None
+) -> list[Any]:
+    """Entries ranked by how well they answer ``query`` (all of them, in order, when empty).
+
+    An entry whose id or title holds the words ranks first; then close spellings
+    of the title, then the words found in its summary or symptoms. ``matcher``
+    (the KB's own matcher) adds the entries the query would name as an error
+    text, so "gfx1031" finds the entry about GPUs without code in the build.
+    """
     query = query.strip()
     if not query:
         return list(entries)
     from rapidfuzz import fuzz, utils
 
+    q = utils.default_process(query)
+    if not q:
+        return []
+    word = re.compile(r"\b" + re.escape(q))
+    named: dict[str, float] = {}
+    if matcher is not None:
+        for match in matcher.explain_text(query).matches:
+            named.setdefault(match.entry.id, match.confidence)
     scored = []
     for order, entry in enumerate(entries):
-        hay = " ".join(
-            (entry.id, entry.text("title", lang), entry.text("summary", lang), *entry.symptoms)
+        title = utils.default_process(entry.text("title", lang) + " " + entry.id.replace("-", " "))
+        hay = utils.default_process(
+            " ".join((entry.text("summary", lang), *entry.symptoms, entry.text("explanation", lang)))
         )
-        score = fuzz.partial_token_set_ratio(query, hay, processor=utils.default_process)
-        score = max(score, fuzz.WRatio(query, entry.id, processor=utils.default_process))
+        if word.search(title):
+            score = 100.0
+        elif word.search(hay):
+            score = 85.0
+        elif len(q) < 4:
+            score = 0.0  # a fuzzy "oom" would match every "room" and "zoom"
+        else:
+            score = max(
+                0.95 * fuzz.partial_ratio(q, title),
+                0.9 * fuzz.token_set_ratio(q, title),
+                0.75 * fuzz.partial_ratio(q, hay),
+            )
+        if entry.id in named:
+            score = max(score, 80.0) + 15.0 * named[entry.id]
         if score >= MIN_SCORE:
             scored.append((-score, order, entry))
     return [e for _, _, e in sorted(scored, key=lambda t: (t[0], t[1]))]
@@ -61,14 +91,27 @@ class KbScreen(Screen[None]):
     @on(Input.Submitted, "#kb-query")
     def open_first(self) -> None:
         results = self.query_one("#kb-results", OptionList)
-        if results.option_count:
+        if results.option_count and results.get_option_at_index(0).id != "kb-none":
             self._open(str(results.get_option_at_index(0).id))
 
     def _fill(self, query: str) -> None:
         session = self.app.session  # type: ignore[attr-defined]
-        found = search(session.kb().entries, query, session.lang)
+        found = search(session.kb().entries, query, session.lang, matcher=session.matcher())
         results = self.query_one("#kb-results", OptionList)
         results.clear_options()
+        if not found:
+            results.add_option(
+                Option(
+                    Text(
+                        f"No entry matches “{query.strip()}”. Try an error word "
+                        "(hipErrorNoBinaryForGpu), a gfx target (gfx1031) or a library (MIOpen); "
+                        "or paste the whole error on the paste screen (F2).",
+                        style="dim italic",
+                    ),
+                    id="kb-none",
+                    disabled=True,
+                )
+            )
         for entry in found:
             label = Text()
             label.append(entry.text("title", session.lang), style="dim" if entry.benign else "bold")

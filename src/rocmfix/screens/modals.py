@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Markdown, Static
+from textual.widgets import Button, Input, Label, Markdown, Static
 from textual.worker import Worker, WorkerState
 
 
@@ -128,8 +128,50 @@ class HelpScreen(ModalScreen[None]):
         super().__init__(classes="dialog-screen")
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog -help"):
+        with VerticalScroll(classes="dialog -help") as page:
+            page.border_title = "Help"
+            page.border_subtitle = "esc closes · ↑↓ scroll"
             yield Markdown(HELP)
 
     def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class PythonModal(ModalScreen["str | None"]):
+    """Ask for the interpreter whose torch is checked and verified (a venv's bin/python)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="python.cancel")]
+
+    def __init__(self, current: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Which Python runs your training?", classes="dialog-title")
+            yield Static(
+                "The path of its interpreter, e.g. ~/venvs/train/bin/python or the output of "
+                "`which python` in that environment. Enter uses it, esc cancels.",
+                classes="dialog-detail",
+                markup=False,
+            )
+            yield Input(value=self.current, id="python-path")
+            yield Static("", id="python-error", classes="dialog-hint", markup=False)
+
+    @on(Input.Submitted, "#python-path")
+    def use_path(self, event: Input.Submitted) -> None:
+        import os
+
+        from rocmfix.commands._target import python_path
+        from rocmfix.errors import InputError
+
+        path = os.path.expanduser(event.value.strip())
+        try:
+            python_path(path)
+        except InputError as err:
+            self.query_one("#python-error", Static).update(err.message)
+            return
+        self.dismiss(os.path.abspath(path))
+
+    def action_cancel(self) -> None:
         self.dismiss(None)

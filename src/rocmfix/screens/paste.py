@@ -36,6 +36,54 @@ PLACEHOLDER = (
     "Paste an error message or a whole failed log here (or run `rocmfix train.log`).\n"
     "Causes appear below as you type. F1 help · ctrl+p commands"
 )
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "placeholder": PLACEHOLDER,
+        "waiting": "Waiting for text.",
+        "matching": "matching…",
+        "lines": "{n:,} lines",
+        "line": "1 line",
+        "big": " ({mb:.1f} MB, showing the last {tail:,})",
+        "took": " · matched in {s:.1f}s",
+        "none": "No known cause found. Paste more of the log, or search the KB (F5).",
+        "confident_list": "Top cause is confident: enter opens it.",
+        "confident_area": "Top cause is confident: ctrl+o opens it (tab: the list).",
+        "weak": "Only weak matches: these are possibly related.",
+        "symptom": "(matched the words you typed, not an error line)",
+        "nothing": "Nothing to open yet: paste an error first.",
+        "causes": "Likely causes",
+    },
+    "zh": {
+        "placeholder": (
+            "在这里粘贴错误信息或整份失败的日志(或运行 `rocmfix train.log`)。\n"
+            "输入时下方即显示可能的原因。F1 帮助 · ctrl+p 命令"
+        ),
+        "waiting": "等待输入文本。",
+        "matching": "匹配中…",
+        "lines": "{n:,} 行",
+        "line": "1 行",
+        "big": "({mb:.1f} MB,显示最后 {tail:,} 行)",
+        "took": " · 匹配用时 {s:.1f} 秒",
+        "none": "未找到已知原因。请粘贴更多日志,或在知识库中搜索(F5)。",
+        "confident_list": "首要原因可信:按 enter 打开。",
+        "confident_area": "首要原因可信:按 ctrl+o 打开(tab 进入列表)。",
+        "weak": "只有较弱的匹配:以下原因可能相关。",
+        "symptom": "(匹配的是你输入的描述,而非错误行)",
+        "nothing": "还没有可打开的内容:请先粘贴错误信息。",
+        "causes": "可能的原因",
+    },
+}
+
+
+def tr(lang: str, key: str, **values: Any) -> str:
+    """The UI string ``key`` in ``lang`` (English when not translated)."""
+    text = TEXTS.get(lang, TEXTS["en"]).get(key) or TEXTS["en"][key]
+    return text.format(**values) if values else text
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR (old Mac files, some terminals' pastes) become LF, so lines stay lines."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def split_tail(text: str, keep: int = TAIL_LINES) -> tuple[str, str]:
@@ -53,6 +101,11 @@ class LogArea(TextArea):
 
     prefix: str = ""
     """Text before the shown tail (empty unless a huge log was pasted or opened)."""
+    just_pasted: bool = False
+    """A paste was the last edit (no key since): its confident cause may take the focus."""
+
+    def on_key(self) -> None:
+        self.just_pasted = False
 
     def load_log(self, text: str, announce: bool = True) -> None:
         """Show ``text`` (its tail only when it is huge); the full text stays matchable.
@@ -60,6 +113,7 @@ class LogArea(TextArea):
         ``announce`` posts ``TextArea.Changed`` as an edit would (a paste);
         a caller that starts the match itself passes False.
         """
+        text = normalize_newlines(text)
         if len(text) > BIG_PASTE:
             self.prefix, shown = split_tail(text)
         else:
@@ -77,12 +131,21 @@ class LogArea(TextArea):
         self.post_message(TextArea.Changed(self))
 
     async def _on_paste(self, event: events.Paste) -> None:
-        if len(event.text) <= BIG_PASTE or self.read_only:
-            await super()._on_paste(event)
-            return
+        # Textual calls the handler of every class in the MRO unless the event's
+        # default is prevented: calling super() here as well inserted each paste twice.
         event.stop()
         event.prevent_default()
-        self.load_log(self.full_text() + event.text)
+        if self.read_only:
+            return
+        self.just_pasted = True
+        text = normalize_newlines(event.text)
+        if len(text) > BIG_PASTE:
+            self.load_log(self.full_text() + text)
+            self.move_cursor(self.document.end)
+            return
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
+        self.focus()
 
 
 def _bar(confidence: float, width: int = 5) -> str:
@@ -90,7 +153,7 @@ def _bar(confidence: float, width: int = 5) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def match_option(match: Any, lang: str) -> Option:
+def match_option(match: Any, lang: str, described: bool = True) -> Option:
     """One ranked cause: confidence, title, id and its strongest evidence line."""
     line = Text()
     style = "bold" if match.confident else "dim"
@@ -103,8 +166,8 @@ def match_option(match: Any, lang: str) -> Option:
     for ev in match.evidence[:2]:
         line.append(f"\n      L{ev.line}: ", style="dim")
         line.append(ev.text[:160], style="italic")
-    if not match.evidence and match.via == "symptom":
-        line.append("\n      (matched your description, not an error line)", style="dim italic")
+    if not match.evidence and match.via == "symptom" and described:
+        line.append("\n      " + tr(lang, "symptom"), style="dim italic")
     return Option(line, id=match.entry.id)
 
 
@@ -125,6 +188,7 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
         self._timer_armed = False
         self.explanation: Any = None
         self.source_text = ""
+        self._summary = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -134,11 +198,16 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
                 soft_wrap=False,
                 tab_behavior="focus",
                 show_line_numbers=False,
-                placeholder=PLACEHOLDER,
+                placeholder=tr(self._lang, "placeholder"),
             )
-            yield Label("Waiting for text.", id="paste-status")
+            yield Label(tr(self._lang, "waiting"), id="paste-status")
             yield OptionList(id="matches")
         yield Footer()
+
+    @property
+    def _lang(self) -> str:
+        session = getattr(self.app, "session", None)
+        return getattr(session, "lang", "en")
 
     @property
     def area(self) -> LogArea:
@@ -146,7 +215,7 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         self.area.focus()
-        self.query_one("#matches", OptionList).border_title = "Likely causes"
+        self.query_one("#matches", OptionList).border_title = tr(self._lang, "causes")
 
     def load_log(self, text: str, name: str = "") -> None:
         """Put a log (opened file, piped input, demo log) in the area and match it at once."""
@@ -189,9 +258,10 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
         if not text.strip():
             self.explanation = None
             self.query_one("#matches", OptionList).clear_options()
-            self._status("Waiting for text.")
+            self._summary = ""
+            self._status(tr(self._lang, "waiting"))
             return
-        self._status("matching…")
+        self._status(tr(self._lang, "matching"))
         self._match(text, self._generation)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="match", description="Matching")
@@ -214,23 +284,42 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
         options.clear_options()
         lang = self.app.session.lang  # type: ignore[attr-defined]
         shown = message.explanation.matches[:MAX_SHOWN]
-        options.add_options([match_option(m, lang) for m in shown])
+        described = message.text.count("\n") < 3  # a few typed words, not a pasted log
+        options.add_options([match_option(m, lang, described) for m in shown])
         if shown:
             options.highlighted = 0
+        lang = self._lang
         excerpt = message.explanation.excerpt
-        size = f"{excerpt.lines:,} lines" + (
-            f" ({excerpt.bytes / 1e6:.1f} MB, showing the last {TAIL_LINES:,})"
-            if self.area.prefix
-            else ""
-        )
-        if not shown:
-            verdict = "No known cause found. Paste more of the log, or search the KB (F5)."
-        elif message.explanation.top:
-            verdict = "Top cause is confident: enter opens it."
+        size = tr(lang, "line") if excerpt.lines == 1 else tr(lang, "lines", n=excerpt.lines)
+        if self.area.prefix:
+            size += tr(lang, "big", mb=excerpt.bytes / 1e6, tail=TAIL_LINES)
+        took = tr(lang, "took", s=message.seconds) if message.seconds >= 2.0 else ""
+        self._summary = size + took
+        if shown and message.explanation.top and self.area.just_pasted:
+            options.focus()  # a paste with a confident cause: enter opens it
+        self.area.just_pasted = False
+        self._show_verdict()
+
+    def _show_verdict(self) -> None:
+        if not self._summary or self.explanation is None:
+            return
+        lang = self._lang
+        if not self.explanation.matches:
+            verdict = tr(lang, "none")
+        elif self.explanation.top:
+            focused = self.query_one("#matches", OptionList).has_focus
+            verdict = tr(lang, "confident_list" if focused else "confident_area")
         else:
-            verdict = "Only weak matches: these are possibly related."
-        took = f" · matched in {message.seconds:.1f}s" if message.seconds >= 2.0 else ""
-        self._status(f"{size}{took} · {verdict}")
+            verdict = tr(lang, "weak")
+        self._status(f"{self._summary} · {verdict}")
+
+    def on_descendant_focus(self) -> None:
+        self._show_verdict()
+
+    async def on_paste(self, event: events.Paste) -> None:
+        """A paste while the results list has the focus still goes into the log."""
+        self.area.focus()
+        await self.area._on_paste(event)
 
     def _status(self, text: str) -> None:
         self.query_one("#paste-status", Label).update(text)
@@ -244,7 +333,7 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
 
     def _open(self, index: int) -> None:
         if not self.explanation or index >= len(self.explanation.matches):
-            self.notify("Nothing to open yet: paste an error first.", severity="warning")
+            self.notify(tr(self._lang, "nothing"), severity="warning")
             return
         from rocmfix.screens.detail import DetailScreen
 

@@ -43,6 +43,11 @@ class Session:
     """Demo only: run verify for real. None means probe for a GPU."""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    def use_python(self, path: str) -> None:
+        """Check and verify ``path``'s torch from now on (fixes are planned for it too)."""
+        self.python = path
+        self._cache.pop("context", None)
+
     # ------------------------------------------------------------ knowledge base
 
     def matcher(self) -> Any:

@@ -175,18 +175,37 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
 class VerifyScreen(Screen[None]):
     """F4: prove the GPU works with the target interpreter's torch."""
 
-    BINDINGS = [Binding("r", "rerun", "Run again", id="verify.rerun")]
+    BINDINGS = [
+        Binding("r", "rerun", "Run again", id="verify.rerun"),
+        Binding("p", "choose_python", "Python…", id="verify.python"),
+    ]
 
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="verify-body"):
-            yield Label(self._target(), classes="detail-sub")
+            yield Label(self._target(), id="verify-target", classes="detail-sub")
             yield VerifyPanel(id="verify-panel")
         yield Footer()
 
     def _target(self) -> str:
         session = self.app.session  # type: ignore[attr-defined]
-        return f"Testing the torch of {session.python} in a child process."
+        if session.will_record():
+            return "Showing the demo machine's recorded result (no GPU here). p: another Python."
+        return f"Testing the torch of {session.python} in a child process. p: another Python."
+
+    def action_choose_python(self) -> None:
+        from rocmfix.screens.modals import PythonModal
+
+        session = self.app.session  # type: ignore[attr-defined]
+        self.app.push_screen(PythonModal(session.python), self._use_python)
+
+    def _use_python(self, path: str | None) -> None:
+        if not path:
+            return
+        session = self.app.session  # type: ignore[attr-defined]
+        session.use_python(path)
+        self.query_one("#verify-target", Label).update(self._target())
+        self.action_rerun()
 
     def on_mount(self) -> None:
         self.query_one(VerifyPanel).start()

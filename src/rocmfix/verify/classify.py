@@ -139,6 +139,13 @@ def build_failure(
     Order: ids decided by facts the child collected (no-gpu), then decisive
     strings in stderr and the message, then what the kind itself implies.
     """
+    if stage == "import" and "No module named 'torch'" in message:
+        # The traceback is rocmfix's own child script, not the user's: say what to do.
+        message += (
+            " (this interpreter has no PyTorch: point rocmfix at your training"
+            " environment with --python PATH, or press p on the Verify screen)"
+        )
+        stderr_lines = ()
     ids: list[str] = []
     if kind is FailureKind.NO_GPU:
         ids += no_gpu_kb_ids(facts or {})

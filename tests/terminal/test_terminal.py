@@ -1,0 +1,203 @@
+"""The installed app in a real terminal (tmux): what a user's keyboard and paste do.
+
+Pilot tests post events straight into Textual; these send bytes through a pty,
+so a paste arrives the way a terminal sends it (bracketed, newlines as CR or
+LF) and the exit status is the one a shell sees.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from terminal.harness import TMUX, Terminal, rocmfix_command
+
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+
+READY = "Paste an error message"
+OOM = "HIP out of memory. Tried to allocate 2.00 GiB"
+THREE = f'Traceback (most recent call last):\n  File "train.py", line 3\ntorch.OutOfMemoryError: {OOM}\n'
+
+
+def status_line(screen: str) -> str:
+    return next(
+        line for line in screen.splitlines() if (" line" in line or " 行" in line) and "·" in line
+    )
+
+
+def app(size: tuple[int, int] = (80, 24), *args: str, **kw: object) -> Terminal:
+    return Terminal([*rocmfix_command(), *args], size=size, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r", "\r\n"], ids=["LF", "CR", "CRLF"])
+def test_a_paste_arrives_once_with_its_lines(line_end: str) -> None:
+    with app((100, 30)) as term:
+        term.wait_ready(READY)
+        term.paste(THREE, line_end=line_end)
+        screen = term.wait_for("Likely causes")
+        screen = term.wait_for(lambda s: "lines ·" in s)
+        assert status_line(screen).strip().startswith("3 lines"), screen
+        in_area = [ln for ln in screen.splitlines() if OOM in ln and "L3:" not in ln]
+        assert len(in_area) == 1, screen  # the text area shows the line once
+        assert "L3:" in screen and "L6:" not in screen, screen  # evidence: line 3 of 3
+        assert "GiBtorch" not in screen and "GiBHIP" not in screen
+        assert "gpu-out-of-memory" in screen
+
+
+def test_a_5_mb_paste_is_matched_with_its_line_count() -> None:
+    filler = "".join(
+        f"step {i} loss 0.{i % 997:03d} lr 3e-4 throughput 1234 img/s\n" for i in range(100_000)
+    )
+    text = filler + THREE
+    assert len(text) > 5_000_000
+    with app((120, 40)) as term:
+        term.wait_ready(READY)
+        term.paste(text, line_end="\r")  # what a terminal sends
+        screen = term.wait_for("gpu-out-of-memory", timeout=120)
+        screen = term.wait_for(lambda s: "lines" in s and "showing the last" in s, timeout=60)
+        assert f"{text.count(chr(10)):,} lines" in status_line(screen), screen
+        assert screen.count("HIP out of memory. Tried to allocate 2.00 GiBtorch") == 0
+        term.press("C-q")
+        assert (
+            term.exit_status(timeout=90) == 0
+        )  # quitting can wait for a running match (see report)
+
+
+def test_enter_opens_the_confident_cause_after_a_paste() -> None:
+    with app() as term:
+        term.wait_ready(READY)
+        term.paste(THREE)
+        term.wait_for("enter opens it")
+        term.press("Enter")
+        screen = term.wait_for("Check this machine", timeout=15)  # the detail screen's footer
+        assert "GPU out of memory" in screen and "Likely causes" not in screen, screen
+
+
+FKEYS = {  # key -> text only that screen shows
+    "F1": "esc closes",
+    "F3": "Enter: details",
+    "F4": "GPU test",
+    "F5": "Search causes",
+    "F6": "Journal:",
+    "F2": "Likely causes",
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_every_f_key_screen_draws_and_ctrl_q_exits_0(size: tuple[int, int], tmp_path: Path) -> None:
+    with app(size, "demo") as term:
+        term.wait_ready("Likely causes")
+        for key, marker in FKEYS.items():
+            term.press(key)
+            screen = term.wait_for(marker, timeout=60)
+            assert term.alive(), screen
+            if key not in ("F1", "F2"):  # those show the demo log, which holds a traceback
+                assert "Traceback" not in screen, screen
+            lines = screen.splitlines()
+            assert len(lines) <= size[1] and all(len(line) <= size[0] for line in lines)
+            if key == "F1":
+                term.press("Escape")
+                term.wait_for(lambda s: "esc closes" not in s)
+            if key == "F3":  # the result column is not cut to a few characters
+                assert "kernel 6.8" in screen or "amdgpu loaded" in screen, screen
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
+def test_no_color_draws_without_colours() -> None:
+    with app((80, 24), env={"NO_COLOR": "1"}) as term:
+        term.wait_ready(READY)
+        styled = term.styled_screen()
+        # Textual honours NO_COLOR by drawing in greys: no colour with a hue is left
+        colours = re.findall(r"\x1b\[(?:38|48);2;(\d+);(\d+);(\d+)m", styled)
+        assert colours, "expected the greys Textual draws with"
+        assert all(r == g == b for r, g, b in colours), sorted(set(colours))[:10]
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
+def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
+    with app((100, 30), env={"LANG": "zh_CN.UTF-8"}) as term:
+        term.wait_ready("粘贴")
+        term.paste(THREE)
+        screen = term.wait_for(lambda s: "gpu-out-of-memory" in s and "按 enter 打开" in s)
+        assert "可能的原因" in screen and status_line(screen).strip().startswith("3 行"), screen
+
+
+def test_sigint_from_outside_exits_130() -> None:
+    with app() as term:
+        term.wait_ready(READY)
+        os.kill(term.pid(), signal.SIGINT)
+        assert term.exit_status() == 130
+
+
+def test_demo_removes_its_throwaway_home_on_sigterm_and_sighup(tmp_path: Path) -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        tmp = tmp_path / sig.name
+        tmp.mkdir()
+        with app((80, 24), "demo", env={"TMPDIR": str(tmp)}) as term:
+            term.wait_ready("Likely causes")
+            assert list(tmp.glob("rocmfix-demo-*")), list(tmp.iterdir())
+            os.kill(term.pid(), sig)
+            assert term.exit_status() == 128 + sig
+        assert not list(tmp.glob("rocmfix-demo-*")), list(tmp.iterdir())
+
+
+def test_a_pipe_into_plain_rocmfix_says_to_use_the_dash(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(THREE)
+    with Terminal([f"cat {log} | {' '.join(rocmfix_command())}"], shell=True) as term:
+        assert term.exit_status() == 2
+        screen = term.screen()
+        assert "rocmfix -" in screen and "Traceback" not in screen, screen
+
+
+@pytest.mark.parametrize("args", [[], ["demo"], ["tui"], ["train.log"]], ids=str)
+def test_no_terminal_at_all_exits_2_with_a_hint(args: list[str]) -> None:
+    started = time.monotonic()
+    proc = subprocess.run(
+        [*rocmfix_command(), *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        start_new_session=True,  # no controlling terminal either
+    )
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert lines and lines[0].startswith("rocmfix: ") and "terminal" in lines[0], proc.stderr
+    assert "explain" in proc.stderr
+    assert time.monotonic() - started < 20
+    assert sys.executable  # the installed script ran under this venv
+
+
+def test_verify_without_torch_says_to_pick_the_training_python_and_p_picks_it(
+    tmp_path: Path,
+) -> None:
+    no_torch = tmp_path / "python-without-torch"
+    no_torch.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')  # stdlib only
+    no_torch.chmod(0o755)
+    with app((100, 30), "--python", str(no_torch)) as term:
+        term.wait_ready(READY)
+        term.press("F4")
+        screen = term.wait_for("no PyTorch", timeout=60)
+        assert "--python PATH" in screen and "child.py" not in screen, screen
+        term.press("p")
+        term.wait_ready("Which Python runs your training?")
+        term.press("C-u")
+        term.press("-l", str(tmp_path / "nonexistent"))
+        term.press("Enter")
+        term.wait_for("not an executable file")
+        term.press("C-u")
+        term.press("-l", sys.executable)
+        term.press("Enter")
+        screen = term.wait_for(f"Testing the torch of {sys.executable}", timeout=30)
+        term.wait_for(lambda s: "no PyTorch" not in s and "import torch" in s, timeout=90)
