@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from rocmfix.errors import InputError
-from rocmfix.host import DEFAULT_TIMEOUT, CommandResult, Host, MemoryInfo, ProcessInfo, StatInfo
+from rocmfix.host import (
+    DEFAULT_TIMEOUT,
+    CommandResult,
+    Host,
+    MemoryInfo,
+    OpenResult,
+    ProcessInfo,
+    StatInfo,
+    open_result_from_record,
+)
 
 # One redaction for everything rocmfix lets leave the machine (snapshots, reports);
 # MASK and redact_env are re-exported for callers.
@@ -75,6 +84,7 @@ class RecordingHost:
         self.exist: dict[str, bool] = {}
         self.links: dict[str, str] = {}
         self.rw: dict[str, bool] = {}
+        self.rw_errno: dict[str, str] = {}
         self.disks: dict[str, int] = {}
         self.holders: dict[str, list[dict[str, Any]]] = {}
         self.mem: MemoryInfo | None = None
@@ -118,9 +128,15 @@ class RecordingHost:
         return target
 
     def can_open_rw(self, path: str) -> bool:
-        ok = self.inner.can_open_rw(path)
-        self._note(self.rw, path, ok)
-        return ok
+        return self.open_rw(path).ok
+
+    def open_rw(self, path: str) -> OpenResult:
+        res = self.inner.open_rw(path)
+        with self._lock:
+            self.rw[path] = res.ok
+            if res.errno and not res.ok:
+                self.rw_errno[path] = res.errno
+        return res
 
     def disk_total(self, path: str) -> int | None:
         size = self.inner.disk_total(path)
@@ -169,6 +185,7 @@ class RecordingHost:
             "listdir": self.dirs,
             "links": self.links,
             "rw": self.rw,
+            "rw_errno": self.rw_errno,
             "disk_total": self.disks,
             "memory": self.mem.__dict__ if self.mem else None,
             "processes_holding": self.holders,
@@ -228,8 +245,11 @@ class SnapshotHost:
                     str(entry.get("stderr") or ""),
                     timed_out=bool(entry.get("timed_out")),
                     missing=bool(entry.get("missing")),
+                    unrecorded=bool(entry.get("unrecorded")),
                 )
-        return CommandResult(None, "", f"{argv[0]}: not recorded in this snapshot", missing=True)
+        return CommandResult(
+            None, "", f"{argv[0]}: not recorded in this snapshot", missing=True, unrecorded=True
+        )
 
     def read_text(self, path: str) -> str | None:
         f = self._file(path)
@@ -279,7 +299,29 @@ class SnapshotHost:
         return self.data.get("links", {}).get(path)
 
     def can_open_rw(self, path: str) -> bool:
-        return bool(self.data.get("rw", {}).get(path, False))
+        return self.open_rw(path).ok
+
+    def open_rw(self, path: str) -> OpenResult:
+        return open_result_from_record(
+            (self.data.get("rw") or {}).get(path), (self.data.get("rw_errno") or {}).get(path)
+        )
+
+    @property
+    def torch_recorded(self) -> bool:
+        """False when collect ran with ``--no-torch``: replay skips torch as collect did."""
+        return bool(self.data.get("torch"))
+
+    def knows(self, path: str) -> bool:
+        """Whether the snapshot holds any answer about ``path`` (an absent path that was
+        never asked about is unknown, not absent)."""
+        d = self.data
+        return (
+            path in (d.get("exists") or {})
+            or path in (d.get("stat") or {})
+            or path in (d.get("links") or {})
+            or path in (d.get("listdir") or {})
+            or self._file(path).exists()
+        )
 
     def disk_total(self, path: str) -> int | None:
         value = self.data.get("disk_total", {}).get(path)
@@ -313,6 +355,7 @@ def snapshot_meta(directory: str | Path) -> dict[str, Any]:
         "listdir",
         "links",
         "rw",
+        "rw_errno",
         "env",
         "torch",
         "processes_holding",

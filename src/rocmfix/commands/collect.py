@@ -26,7 +26,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--out", required=True, metavar="DIR", help="directory to write (must be new or empty)"
     )
     parser.add_argument(
-        "--python", metavar="PATH", help="interpreter whose torch to probe (default: this one)"
+        "--python",
+        metavar="PATH",
+        help="interpreter whose torch to probe (default: the active venv/conda env, else python3 "
+        "on PATH if it has torch, else rocmfix's own)",
     )
     parser.add_argument("--no-torch", action="store_true", help="do not probe torch")
     parser.add_argument(
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--out {out}: exists and is not an empty directory", hint="choose a new directory"
         )
-    python = python_path(args.python)
+    python = python_path(args.python) if args.python or not args.no_torch else sys.executable
     rec = RecordingHost(LocalHost())
     results = probes.run_checks(
         rec, python=python, timeout=args.timeout, want_torch=not args.no_torch

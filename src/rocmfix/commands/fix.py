@@ -221,7 +221,7 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
 def _verify(ctx: Context) -> int:
     from rocmfix.verify import run_verify
 
-    result = run_verify(python=ctx.python)
+    result = run_verify(python=ctx.python, level="standard")  # the same level as the TUI's
     if result.ok:
         print("verify: recovered (the GPU test passes)")
         return int(ExitCode.OK)

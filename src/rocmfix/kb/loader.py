@@ -21,13 +21,20 @@ import os
 import pickle
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 
 from rocmfix import __version__
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
-from rocmfix.kb.schema import SCHEMA, parse_kb_text  # noqa: F401 - parse_kb_text is part of this API
+
+
+def __getattr__(name: str) -> object:
+    # yaml is imported only when a KB file is parsed, not on a cache hit.
+    if name in ("SCHEMA", "parse_kb_text"):
+        from rocmfix.kb import schema  # noqa: PLC0415
+
+        return getattr(schema, name)
+    raise AttributeError(name)
 
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -38,6 +45,11 @@ def builtin_kb_path() -> Path:
     checkout = Path(__file__).resolve().parents[3] / "kb" / "errors.yaml"
     if checkout.is_file():
         return checkout
+    packaged = Path(__file__).with_name("errors.yaml")
+    if packaged.is_file():
+        return packaged
+    from importlib import resources  # noqa: PLC0415 - a zipped install
+
     return Path(str(resources.files("rocmfix.kb").joinpath("errors.yaml")))
 
 
@@ -68,6 +80,8 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise KbError(f"{path}: not UTF-8 text") from None
+    from rocmfix.kb.schema import parse_kb_text  # noqa: PLC0415 - yaml only on a cache miss
+
     return parse_kb_text(text, str(path))
 
 
@@ -75,7 +89,7 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
 
 
 def _cache_key(paths: Sequence[Path]) -> str:
-    h = hashlib.sha256(__version__.encode())
+    h = hashlib.sha256(f"{__version__}\0kb-cache-2".encode())
     for p in paths:
         try:
             st = p.stat()

@@ -98,6 +98,7 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
             raise _Invalid(
                 f"'{field}[{pos}].regex' does not compile: {err}", index, eid, where
             ) from None
+        _check_backtracking(pattern, ignore_case, f"{field}[{pos}].regex", ctx, where)
     weight = raw.get("weight", 1.0 if field == "excludes" else None)
     if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not 0 < weight <= 1:
         raise _Invalid(
@@ -122,6 +123,22 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
         ignore_case=ignore_case,
         amd_weight=float(amd_weight) if amd_weight is not None else None,
     )
+
+
+def _check_backtracking(
+    pattern: str, ignore_case: bool, name: str, ctx: tuple[int, str | None], where: tuple[Any, ...]
+) -> None:
+    """Refuse a regex that can take exponential or polynomial time on a long line."""
+    from rocmfix.kb.redos import redos_problem  # noqa: PLC0415 - only on a parse, not a cache hit
+
+    problem = redos_problem(pattern, ignore_case)
+    if problem:
+        raise _Invalid(
+            f"'{name}' can backtrack catastrophically on a long line: {problem}",
+            ctx[0],
+            ctx[1],
+            where,
+        )
 
 
 def _fix(raw: Any, pos: int, ctx: tuple[int, str | None]) -> Fix:
@@ -208,6 +225,7 @@ def _entry(raw: Any, index: int, origin: str) -> Entry:
             raise _Invalid(
                 f"'extract[{pos}].regex' does not compile: {err}", index, eid, ("extract", pos)
             ) from None
+        _check_backtracking(item["regex"], False, f"extract[{pos}].regex", ctx, ("extract", pos))
         extract.append(Extractor(name=item["name"], regex=item["regex"]))
     fixes_raw = raw.get("fixes") or []
     if not isinstance(fixes_raw, list):
