@@ -4,6 +4,7 @@ return a result in bounded time and never crash."""
 from __future__ import annotations
 
 import io
+import re
 import time
 
 from hypothesis import HealthCheck, given, settings
@@ -71,3 +72,37 @@ def test_an_endless_binary_stream_on_stdin_is_refused_without_reading_it_all() -
     ex = extract_stream(io.BufferedReader(src), MATCHER._engine)
     assert ex.binary
     assert src.served <= 96 * 1024 * 1024
+
+
+# Lines as the extractor hands them to the matcher (capped at 4 KB), built from words the
+# signatures themselves look for, repeated: the shape that makes an overlapping or nested
+# quantifier backtrack (a pasted log with one token a thousand times, a progress bar).
+_PROBE_WORDS = ("a", " ", "AMD ", "ROCm ", "nvidia ", "torch ", "/dev/kfd is ", "kfd ", "render group ",
+                "sudo ", "works with ", "RX 7900 ", "gfx1100 ", "install ", "cuda ", "lib", "ROCm 5.5 ",
+                "not ", "does ", "xformers ", "CUDA版 AMD ", "x.", "-_", "0.")
+
+
+def _slow_signatures(length: int) -> list[tuple[str, str, str, float]]:
+    lines = [(w * (length // len(w) + 1))[: length - 1] + "!" for w in _PROBE_WORDS]
+    slow = []
+    for entry in load_kb().entries:
+        for sig in [*entry.signatures, *entry.excludes]:
+            if sig.literal:
+                continue
+            rx = re.compile(sig.pattern, re.IGNORECASE if sig.ignore_case else 0)
+            for line in lines:
+                start = time.perf_counter()
+                rx.search(line)
+                took = time.perf_counter() - start
+                if took > 0.25:
+                    slow.append((entry.id, sig.pattern[:60], line[:12], round(took, 2)))
+    return slow
+
+
+def test_no_signature_backtracks_on_a_long_line_of_repeated_words() -> None:
+    from rocmfix.extract import MAX_LINE  # noqa: PLC0415
+
+    # Short lines first: a nested quantifier goes exponential there within seconds
+    # (on a 4 KB line it would never return); then full-length lines for the polynomial kind.
+    assert not _slow_signatures(26)
+    assert not _slow_signatures(MAX_LINE)
