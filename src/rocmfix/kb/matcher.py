@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from rocmfix.extract import (
@@ -112,7 +112,7 @@ class Match:
     evidence: tuple[Evidence, ...]
     params: Mapping[str, str] = field(default_factory=dict)
     via: str = "signature"
-    """signature | symptom: what made the match."""
+    """signature | symptom | ranker: what made the match."""
 
     @property
     def confident(self) -> bool:
@@ -133,6 +133,8 @@ class Explanation:
     excerpt: Excerpt
     context: str
     """amd | nvidia | mixed | unknown: what kind of machine the text shows."""
+    region: str = ""
+    """The candidate lines the ranker read (for similar cases, see ``rocmfix.kb.ranker``)."""
 
     @property
     def top(self) -> Match | None:
@@ -157,8 +159,10 @@ def _compile(sig: Signature) -> re.Pattern[str]:
 class Matcher:
     """A knowledge base compiled for matching. Build once, use for many inputs."""
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, *, use_ranker: bool = True):
         self.kb = kb
+        self.use_ranker = use_ranker
+        """Combine signature scores with the learned ranker (rocmfix.kb.ranker)."""
         self._entries = tuple(_CompiledEntry(e) for e in kb.entries)
         self._by_id = {e.id: e for e in kb.entries}
         self._symptoms = symptoms.SymptomIndex(kb.entries)
@@ -221,11 +225,16 @@ class Matcher:
             hints = self._symptoms.hints(excerpt.full_text)
             hints = {k: 0.25 * v for k, v in hints.items() if not self._excluded(k, candidates)}
             scored = _merge_symptoms(scored, hints, self._by_id)
+        region = _region(candidates)
+        if self.use_ranker:
+            scored = _with_ranker(scored, region, self._by_id)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
         causes = tuple(m for m in scored if not m.entry.benign)
         benign = tuple(m for m in scored if m.entry.benign and m.confident)
-        return Explanation(matches=causes, benign=benign, excerpt=excerpt, context=context)
+        return Explanation(
+            matches=causes, benign=benign, excerpt=excerpt, context=context, region=region
+        )
 
     def _excluded(self, entry_id: str, candidates: list[tuple[int, str, int, int]]) -> bool:
         ce = next(c for c in self._entries if c.entry.id == entry_id)
@@ -415,6 +424,49 @@ def _merge_symptoms(
                 entry=existing.entry, confidence=conf, evidence=existing.evidence, via="symptom"
             )
     return list(by_id.values())
+
+
+_NUMBERS = re.compile(r"\d+")
+
+
+def _region(candidates: list[tuple[int, str, int, int]]) -> str:
+    """What the ranker reads: the candidate lines (never every line of a huge log).
+
+    A line that differs from an earlier one only in its numbers (progress bars,
+    per-step losses, per-channel chatter, the same error once per rank) is read once.
+    """
+    from rocmfix.kb.ranker import MAX_CHARS  # noqa: PLC0415
+
+    seen: set[str] = set()
+    keep = []
+    for c in candidates:
+        shape = _NUMBERS.sub("0", c[1])
+        if shape not in seen:
+            seen.add(shape)
+            keep.append(c[1])
+    return "\n".join(keep)[-MAX_CHARS:]
+
+
+def _with_ranker(scored: list[Match], region: str, entries: Mapping[str, Entry]) -> list[Match]:
+    """Re-score causes with the learned ranker; a decisive signature still decides."""
+    from rocmfix.kb.ranker import default_ranker  # noqa: PLC0415
+
+    model = default_ranker()
+    if model is None or not region.strip():
+        return scored
+    signature = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
+    final = model.combine(signature, model.probabilities(region))
+    by_id = {m.entry.id: m for m in scored}
+    out = [m for m in scored if m.entry.benign]
+    for eid, conf in final.items():
+        old = by_id.get(eid)
+        if old is not None:
+            out.append(replace(old, confidence=round(conf, 4)))
+        elif eid in entries and not entries[eid].benign:
+            out.append(
+                Match(entry=entries[eid], confidence=round(conf, 4), evidence=(), via="ranker")
+            )
+    return out
 
 
 _MATCHERS: dict[int, Matcher] = {}
