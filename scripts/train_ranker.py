@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Train the learned ranker (src/rocmfix/data/ranker.json) from the repository's reports.
+"""Train the learned ranker (src/rocmfix/data/ranker.bin) from the repository's reports.
 
     PYTHONPATH=src python scripts/train_ranker.py            # train, write the artifact
     PYTHONPATH=src python scripts/train_ranker.py --compare  # also cross-validate alternatives
@@ -291,8 +291,7 @@ def main() -> int:
         w_cls += [int(c) for c in nz]
         w_val += [int(q[c, j]) for c in nz]
     cases, c_ptr, c_term, c_val = case_index(rows, space)
-    artifact = {
-        "schema": rk.SCHEMA,
+    header = {
         "meta": {
             "trained_on": "tune side of tests/data/split.json",
             "tune_cases": len(tune),
@@ -302,20 +301,20 @@ def main() -> int:
         "classes": classes,
         "bias": [round(float(b), 6) for b in model.intercept_],
         "combiner": {"w": comb_w, "b": comb_b},
-        "vocab": "\n".join(space.vocab),
-        "idf": rk.pack("f", space.idf.tolist()),
-        "w_cnt": rk.pack("B", w_cnt),
-        "w_cls": rk.pack("B", w_cls),
-        "w_val": rk.pack("h", w_val),
         "w_scale": scale,
-        "cases": cases,
-        "c_ptr": rk.pack("I", c_ptr),
-        "c_term": rk.pack("I", c_term),
-        "c_val": rk.pack("h", c_val),
     }
-    Path(args.out).write_text(
-        json.dumps(artifact, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8"
-    )
+    sections = {
+        "vocab": "\n".join(space.vocab),
+        "idf": space.idf.astype(np.float32).tolist(),
+        "w_cnt": w_cnt,
+        "w_cls": w_cls,
+        "w_val": w_val,
+        "c_ptr": c_ptr,
+        "c_term": c_term,
+        "c_val": c_val,
+        "cases": json.dumps(cases, ensure_ascii=False, separators=(",", ":")),
+    }
+    rk.write_artifact(args.out, header, sections)
     size = Path(args.out).stat().st_size
     print(
         f"wrote {args.out}: {size / 1e6:.2f} MB, {len(space.vocab)} features, "

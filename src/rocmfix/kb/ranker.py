@@ -11,7 +11,7 @@ lower-cased word tokens, word bigrams and character 3-5-grams inside words
 regression whose weights, with the vocabulary, the inverse document
 frequencies and the similar-case index (ids, source URLs, a resolution line
 of ours and a few top features per case — never the reports' prose) ship in
-``rocmfix/data/ranker.json``. ``scripts/train_ranker.py`` rebuilds it,
+``rocmfix/data/ranker.bin``. ``scripts/train_ranker.py`` rebuilds it,
 deterministically. Inference here needs only the standard library, loads the
 artifact on first use, and looks at the extracted candidate region of a log,
 never at every line of it.
@@ -19,7 +19,6 @@ never at every line of it.
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import re
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA = "rocmfix.ranker/1"
-ARTIFACT = "ranker.json"
+ARTIFACT = "ranker.bin"
 MAX_CHARS = 32 * 1024
 """The ranker reads at most this much of the candidate region (its end wins)."""
 
@@ -157,49 +156,108 @@ class Similar:
         }
 
 
-def _array(kind: str, blob: str) -> array:
-    arr = array(kind)
-    arr.frombytes(base64.b64decode(blob))
-    if sys.byteorder == "big":
-        arr.byteswap()
-    return arr
+MAGIC = b"RFXRANK1"
+_SECTIONS = {
+    "vocab": "",  # UTF-8, one feature a line, sorted
+    "idf": "f",
+    "w_cnt": "B",  # per feature: how many (class, weight) pairs follow
+    "w_cls": "B",
+    "w_val": "h",  # int16, times w_scale
+    "c_ptr": "I",  # similar cases: per case, where its terms start
+    "c_term": "I",
+    "c_val": "h",  # int16, times 1/32767
+    "cases": "",  # UTF-8 JSON: [{id, url, label, thread, resolution}]
+}
 
 
-def pack(kind: str, values: Iterable[float]) -> str:
-    """Little-endian ``array`` bytes of ``values``, base64 (the artifact's storage)."""
-    arr = array(kind, values)
-    if sys.byteorder == "big":
-        arr.byteswap()
-    return base64.b64encode(arr.tobytes()).decode("ascii")
+def write_artifact(
+    path: str | Path, header: Mapping[str, Any], sections: Mapping[str, Any]
+) -> None:
+    """Write the artifact: magic, a JSON header, then raw little-endian sections."""
+    blobs: list[bytes] = []
+    table: dict[str, list[int]] = {}
+    offset = 0
+    for name, kind in _SECTIONS.items():
+        value = sections[name]
+        if kind:
+            arr = array(kind, value)
+            if sys.byteorder == "big":
+                arr.byteswap()
+            raw = arr.tobytes()
+        else:
+            raw = value if isinstance(value, bytes) else str(value).encode("utf-8")
+        table[name] = [offset, len(raw)]
+        blobs.append(raw)
+        offset += len(raw)
+    head = json.dumps({**header, "schema": SCHEMA, "sections": table}, sort_keys=True).encode()
+    body = MAGIC + len(head).to_bytes(4, "little") + head + b"".join(blobs)
+    Path(path).write_bytes(body)
 
 
 class Ranker:
     """The trained model: ``probabilities(text)``, ``combine(...)`` and ``similar(...)``."""
 
-    def __init__(self, data: Mapping[str, Any]):
+    def __init__(self, blob: bytes):
+        if blob[: len(MAGIC)] != MAGIC:
+            raise ValueError("not a rocmfix ranker artifact")
+        n = len(MAGIC)
+        size = int.from_bytes(blob[n : n + 4], "little")
+        data = json.loads(blob[n + 4 : n + 4 + size])
         if data.get("schema") != SCHEMA:
             raise ValueError(f"not a {SCHEMA} artifact")
+        base = n + 4 + size
+        view = memoryview(blob)
+
+        def section(name: str) -> Any:
+            off, length = data["sections"][name]
+            raw = view[base + off : base + off + length]
+            if len(raw) != length:
+                raise ValueError("ranker artifact is truncated")
+            kind = _SECTIONS[name]
+            if not kind:
+                return bytes(raw)
+            arr = array(kind)
+            arr.frombytes(raw)
+            if sys.byteorder == "big":
+                arr.byteswap()
+            return arr
+
         self.classes: list[str] = list(data["classes"])
         self.meta: dict[str, Any] = dict(data.get("meta", {}))
-        self._vocab: list[str] = data["vocab"].split("\n")
-        self._idf = _array("f", data["idf"])
-        self._w_ptr = [0, *accumulate(_array("B", data["w_cnt"]))]
-        self._w_cls = _array("B", data["w_cls"])
-        self._w_val = _array("h", data["w_val"])
+        self._vocab: list[str] = section("vocab").decode("utf-8").split("\n")
+        self._idf = section("idf")
+        self._w_ptr = [0, *accumulate(section("w_cnt"))]
+        self._w_cls = section("w_cls")
+        self._w_val = section("w_val")
         self._w_scale = float(data["w_scale"])
         self._bias = list(data["bias"])
         self._comb_w = list(data["combiner"]["w"])
         self._comb_b = float(data["combiner"]["b"])
-        self._cases: list[dict[str, str]] = list(data["cases"])
-        self._c_ptr = _array("I", data["c_ptr"])
-        self._c_term = _array("I", data["c_term"])
-        self._c_val = _array("h", data["c_val"])
+        self._c_ptr = section("c_ptr")
+        self._c_term = section("c_term")
+        self._c_val = section("c_val")
+        self._cases_raw = section("cases")
+        self._cases_list: list[dict[str, str]] | None = None
         if not (
             len(self._idf) == len(self._vocab)
             and len(self._w_ptr) == len(self._vocab) + 1
-            and len(self._c_ptr) == len(self._cases) + 1
+            and self._w_ptr[-1] == len(self._w_cls) == len(self._w_val)
+            and len(self.classes) == len(self._bias)
+            and all(c < len(self.classes) for c in self._w_cls)
+            and self._c_ptr[-1] == len(self._c_term) == len(self._c_val)
+            and all(t < len(self._vocab) for t in self._c_term)
         ):
             raise ValueError("ranker artifact arrays disagree in length")
+
+    @property
+    def _cases(self) -> list[dict[str, str]]:
+        """Similar-case metadata, parsed on first use (a plain explain never needs it)."""
+        if self._cases_list is None:
+            cases = json.loads(self._cases_raw.decode("utf-8"))
+            if len(cases) + 1 != len(self._c_ptr):
+                raise ValueError("ranker artifact: case index disagrees with its cases")
+            self._cases_list = cases
+        return self._cases_list
 
     # ---------------------------------------------------------------- vectors
 
@@ -310,7 +368,7 @@ def artifact_path() -> Path:
 
 
 def read_artifact(path: str | Path) -> Ranker:
-    return Ranker(json.loads(Path(path).read_text(encoding="utf-8")))
+    return Ranker(Path(path).read_bytes())
 
 
 @lru_cache(maxsize=1)
