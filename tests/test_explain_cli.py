@@ -194,3 +194,28 @@ def test_the_first_real_error_is_told_apart_from_its_follow_ons(
     out = json.loads(capsys.readouterr().out)
     assert out["first_error"] == {"line": 31, "text": NO_BINARY}
     assert out["matches"][0]["id"] == "no-binary-for-gpu"
+
+
+def test_check_on_a_machine_without_a_gpu_reports_the_failing_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snap = tmp_path / "no-gpu"
+    snap.mkdir()
+    torch = {"python": "/usr/bin/python3", "flavour": "cpu", "version": "2.5.1+cpu"}
+    (snap / "snapshot.json").write_text(
+        json.dumps({"schema": "rocmfix.snapshot/1", "python": "/usr/bin/python3", "torch": torch})
+    )
+    main(
+        [
+            "explain",
+            "--json",
+            "--check",
+            "--snapshot",
+            str(snap),
+            "RuntimeError: No HIP GPUs are available",
+        ]
+    )
+    verdict = json.loads(capsys.readouterr().out)["checks"]["no-gpu-visible"]
+    assert verdict["verdict"] == "not confirmed"
+    assert "nothing either way" not in verdict["summary"]
+    assert "gpu-list fail" in verdict["summary"] and "cpu-only-build" in verdict["summary"]

@@ -74,3 +74,28 @@ def test_a_pcie_h100_does_not_take_the_sxm_figures() -> None:
 
 def test_an_unknown_device_has_no_peak() -> None:
     assert facts.peak_for_device("AMD Radeon Graphics") is None
+
+
+def test_pci_ids_name_the_chip_and_gfx_of_cards_without_a_kfd_node() -> None:
+    from rocmfix import facts
+
+    # amdgpu_drv.c pciidlist: 0x6811 Pitcairn, 0x7340 Navi 14, 0x6fdf Polaris 10, 0x67b1 Hawaii
+    assert (facts.chip_for_pci_id(0x6811).chip, facts.chip_for_pci_id(0x6811).gfx) == (
+        "pitcairn",
+        "gfx601",
+    )
+    assert facts.chip_for_pci_id(0x7340).gfx == "gfx1012"
+    assert facts.chip_for_pci_id(0x6FDF).gfx == "gfx803"
+    assert facts.chip_for_pci_id(0x67B1).chip == "hawaii"
+    assert facts.chip_for_pci_id(0x744C) is None  # Navi 31 is probed by IP discovery: no row
+    assert facts.chip_by_name("TAHITI").gfx == "gfx600"
+
+
+def test_a_gfx_missing_from_the_table_is_too_new_only_when_newer_than_all_of_it() -> None:
+    from rocmfix import facts
+
+    assert facts.gfx_outside_table("gfx701") == "older" and facts.gfx_unsupported("gfx701")
+    assert facts.gfx_outside_table("gfx1300") == "newer" and not facts.gfx_unsupported("gfx1300")
+    assert facts.gfx_outside_table("gfx810") == "between"
+    assert facts.gfx_outside_table("gfx1100") is None and not facts.gfx_unsupported("gfx1100")
+    assert facts.gfx_unsupported("gfx803")

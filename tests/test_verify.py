@@ -154,6 +154,8 @@ def test_on_stage_is_called_in_order_from_a_worker_thread() -> None:
         "matmul",
         "dtypes",
         "perf",
+        "conv",
+        "train",
         "sync",
     ]
     assert {t for _, t in seen} == {"verify-worker"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,12 +57,66 @@ def test_a_cpu_rehearsal_runs_every_stage_including_a_gloo_all_reduce(cpu_torch:
         "matmul",
         "dtypes",
         "perf",
+        "conv",
+        "train",
         "sync",
         "allreduce",
     ]
+    conv = next(s for s in result.stages if s.stage == "conv")
+    assert set(conv.data["dtypes"]) == {"fp32", "fp16", "bf16"}
+    assert all(row["error"] < 1e-1 for row in conv.data["dtypes"].values())
+    train = next(s for s in result.stages if s.stage == "train")
+    assert train.data["losses"][-1] < 0.7 * train.data["losses"][0]
     assert set(result.devices[0].tflops) == {"fp32", "fp16", "bf16"}
     assert all(v > 0 for v in result.devices[0].tflops.values())
     assert "2 ranks, gloo" in result.stages[-1].detail
+
+
+def _child_module() -> object:
+    spec = importlib.util.spec_from_file_location("verify_child_under_test", CHILD)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_recorded_environment_keeps_gpu_knobs_and_leaves_out_secrets() -> None:
+    child = _child_module()
+    env = child.behaviour_env(  # type: ignore[attr-defined]
+        {
+            "MIOPEN_FIND_MODE": "FAST",
+            "HSA_OVERRIDE_GFX_VERSION": "11.0.0",
+            "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True",
+            "HIP_API_KEY": "sk-live-123",
+            "NCCL_AUTH_TOKEN": "hunter2",
+            "HOME": "/home/alex",
+            "AWS_SECRET_ACCESS_KEY": "x",
+        }
+    )
+    assert env == {
+        "HSA_OVERRIDE_GFX_VERSION": "11.0.0",
+        "MIOPEN_FIND_MODE": "FAST",
+        "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True",
+    }
+
+
+def test_miopen_paths_follow_the_variables_and_say_whether_they_are_writable(
+    tmp_path: Path,
+) -> None:
+    child = _child_module()
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        got = child.miopen_paths(  # type: ignore[attr-defined]
+            {"MIOPEN_CUSTOM_CACHE_DIR": str(ro / "cache"), "MIOPEN_USER_DB_PATH": str(tmp_path)}
+        )
+    finally:
+        ro.chmod(0o755)
+    assert got["cache_dir"] == str(ro / "cache") and got["user_db"] == str(tmp_path)
+    assert got["user_db_writable"] is True
+    if os.geteuid() != 0:  # root may write anywhere
+        assert got["cache_dir_writable"] is False
 
 
 @pytest.mark.parametrize(
@@ -90,7 +145,8 @@ def test_the_child_imports_only_the_standard_library_and_torch() -> None:
             names |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module.split(".")[0])
-    assert names - set(sys.stdlib_module_names) == {"torch"}
+    # triton is imported only inside a try, to report which Triton torch.compile would use
+    assert names - set(sys.stdlib_module_names) == {"torch", "triton"}
 
 
 def test_the_child_parses_as_python_3_8() -> None:

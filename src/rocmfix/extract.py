@@ -15,21 +15,32 @@ first ones and the most recent ones are kept), and a short tail of the log.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import os
 import re
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any, BinaryIO
 
 from rocmfix.errors import InputError
 
 CHUNK = 8 * 1024 * 1024
-MAX_LINE = 4096
-"""Characters of one line kept for analysis (a 100 MB line keeps its head)."""
+MAX_LINE = 32 * 1024
+"""Characters of one line analysed whole. A longer line (a tqdm bar that ran for
+an hour, a dumped tensor) is analysed by its first 8 KB and its last 16 KB,
+joined by an ellipsis: the message a crash appends to a progress bar is kept."""
+_HEAD = 8 * 1024
+_TAIL = 16 * 1024
+_MARK_TEXT = " \u2026 "
+_MARK = _MARK_TEXT.encode()
+_LONG_BYTES = 2 * MAX_LINE
+"""Lines longer than this many bytes are cut to head and tail before decoding."""
+_CR_TO_LF = bytes.maketrans(b"\r", b"\n")
 SHORT_INPUT = 64 * 1024
 """Inputs up to this size keep their full text for fuzzy and whole-text matching."""
 TAIL_LINES = 120
@@ -99,6 +110,8 @@ class Excerpt:
     """Matching lines not analysed in detail because of the bounds."""
     binary: bool = False
     """The input looks like binary data rather than text."""
+    long_lines: int = 0
+    """Lines longer than :data:`MAX_LINE`, analysed by their head and tail only."""
 
     @property
     def last_fatal(self) -> Finding | None:
@@ -111,8 +124,38 @@ class Excerpt:
         return min(fatal, key=lambda f: f.first_line) if fatal else None
 
 
+def split_lines(text: str) -> list[str]:
+    """Split text into lines; CR-only line ends (classic Mac, some pastes) count too.
+
+    A text with no LF at all but CRs is CR-separated; elsewhere a lone CR is a
+    progress-bar overwrite inside one line (tqdm) and :func:`clean_line` keeps
+    what was shown last.
+    """
+    if "\n" not in text and "\r" in text.rstrip("\r"):
+        return text.split("\r")
+    return text.split("\n")
+
+
+def _long_text(raw: str) -> str:
+    """The part of an overlong line that is analysed: its last progress segment, cut
+    to head and tail when still too long."""
+    seg = raw.rstrip("\r\n")
+    while True:
+        i = seg.rfind("\r")
+        if i < 0 or seg[i + 1 :].strip():
+            seg = seg[i + 1 :]
+            break
+        seg = seg[:i]
+    if len(seg) > MAX_LINE:
+        seg = seg[:_HEAD] + _MARK_TEXT + seg[-_TAIL:]
+    return seg
+
+
 def clean_line(raw: str) -> str:
     """Strip colours, progress-bar overwrites, rank/timestamp prefixes and NULs."""
+    cut = len(raw) > MAX_LINE or _MARK_TEXT in raw
+    if len(raw) > MAX_LINE:
+        raw = _long_text(raw)
     if "\x1b" in raw:
         raw = _ANSI_RE.sub("", raw)
     raw = raw.replace("\x00", "").rstrip("\r\n")
@@ -120,7 +163,13 @@ def clean_line(raw: str) -> str:
         parts = [p for p in raw.split("\r") if p.strip()]
         raw = parts[-1] if parts else ""
     raw = _PREFIX_RE.sub("", raw, count=1)
-    return raw.strip()[:MAX_LINE]
+    if cut:  # no ellipsis where the cut-out part was blank (NUL padding, spaces)
+        head, sep, tail = raw.partition(_MARK_TEXT)
+        if sep and (not head.strip() or not tail.strip()):
+            raw = head + tail
+        if sep and not tail.strip():
+            raw = _PREFIX_RE.sub("", head, count=1)
+    return raw.strip()
 
 
 def dedup_key(text: str) -> str:
@@ -131,61 +180,186 @@ def dedup_key(text: str) -> str:
 # ----------------------------------------------------------------- engines
 
 
+def split_alternation(pattern: str) -> list[str]:
+    """Top-level branches of a regex (``a|b(c|d)`` -> ``a``, ``b(c|d)``).
+
+    A multi-pattern engine matches the branches as separate expressions much
+    faster than one alternation; a leading global flag group is kept on each.
+    """
+    flags = ""
+    m = re.match(r"\(\?[aiLmsux]+\)", pattern)
+    if m:
+        flags, pattern = m.group(0), pattern[m.end() :]
+    out: list[str] = []
+    depth, start, i, in_class = 0, 0, 0, False
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if pattern.startswith("^", i + 1):
+                i += 1
+            if pattern.startswith("]", i + 1):
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    if depth != 0 or in_class:
+        return [flags + pattern]
+    return [flags + b for b in out]
+
+
+def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
+    try:
+        return re.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
+    except (re.error, OverflowError, RecursionError):
+        return None
+
+
 class _ReEngine:
-    """Fallback: one combined ``re`` alternation over the raw bytes."""
+    """Fallback without Hyperscan: ``re`` over the raw bytes (ASCII semantics, like
+    Hyperscan's MULTILINE block mode).
+
+    ``re`` has no multi-pattern search, and one alternation of every pattern
+    tries each of them at every byte. Instead each pattern's top-level branch
+    names literal texts one of which its every match contains (see
+    :mod:`rocmfix.kb.literals`); the chunk, lower-cased once, is searched for
+    those texts with ``bytes.find`` and only the lines that hold one are
+    checked with the exact regexes. A branch with no such text runs over the
+    chunk as it is. Every regex runs on whole lines of bounded length, never
+    across a multi-megabyte line.
+    """
 
     name = "re"
 
     def __init__(self, patterns: Sequence[tuple[str, bool]]):
-        parts = []
+        self._exact: list[re.Pattern[bytes]] = []
+        self._by_needle: dict[bytes, list[int]] = {}
+        self._scan_all: list[re.Pattern[bytes]] = []
         for source, icase in patterns:
-            try:
-                re.compile(source.encode("utf-8"))
-                parts.append(
-                    b"(?i:" + source.encode() + b")" if icase else b"(?:" + source.encode() + b")"
-                )
-            except re.error:
+            rx = _bytes_re(source, icase)
+            if rx is None:
                 continue
-        self._re = re.compile(b"|".join(parts)) if parts else None
+            pid = len(self._exact)
+            self._exact.append(rx)
+            for branch in split_alternation(source):
+                lits = _required(branch)
+                if lits is None:
+                    brx = _bytes_re(branch, icase)
+                    self._scan_all.append(brx if brx is not None else rx)
+                    continue
+                for lit in lits:
+                    self._by_needle.setdefault(lit, []).append(pid)
+        # A needle that contains another one is implied by it: search the shorter only.
+        ordered = sorted(self._by_needle, key=len)
+        kept: dict[bytes, list[int]] = {}
+        for lit in ordered:
+            inner = next((k for k in kept if k in lit), None)
+            if inner is not None:
+                kept[inner].extend(self._by_needle[lit])
+            else:
+                kept[lit] = list(self._by_needle[lit])
+        self._by_needle = {k: sorted(set(v)) for k, v in kept.items()}
 
-    def scan(self, chunk: bytes) -> list[int]:
-        if self._re is None:
-            return []
-        return [m.start() for m in self._re.finditer(chunk)]
+    def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
+        end = len(src) if b is None else b
+        hits: list[int] = []
+        if a or end != len(src):
+            src, a, end = bytes(memoryview(src)[a:end]), 0, end - a
+            base = 0
+        else:
+            base = a
+        low = src.lower()
+        checked: set[tuple[int, int]] = set()
+        for needle, pids in self._by_needle.items():
+            pos = low.find(needle)
+            while pos >= 0:
+                start = src.rfind(b"\n", 0, pos) + 1
+                stop = src.find(b"\n", pos)
+                stop = end if stop < 0 else stop
+                for pid in pids:
+                    if (pid, start) in checked:
+                        continue
+                    checked.add((pid, start))
+                    m = self._exact[pid].search(src, start, min(stop, start + _LONG_BYTES))
+                    if m:
+                        hits.append(max(m.end() - 1, m.start()) - base)
+                pos = low.find(needle, stop + 1)
+        for rx in self._scan_all:
+            for m in rx.finditer(src):
+                hits.append(max(m.end() - 1, m.start()) - base)
+        return hits
+
+
+def _required(source: str) -> tuple[bytes, ...] | None:
+    """Lower-cased literal texts one of which every match of ``source`` contains."""
+    from rocmfix.kb.literals import required_literals  # noqa: PLC0415
+
+    lits = required_literals(source, ignore_case=True)
+    if not lits:
+        return None
+    return tuple(sorted(x.encode("utf-8") for x in lits))
 
 
 class _HyperscanEngine:
-    """Hyperscan database; patterns it cannot compile go to a small ``re`` fallback."""
+    """Hyperscan database; patterns it cannot compile go to a small ``re`` fallback.
+
+    Patterns with lookarounds compile in prefilter mode (a superset); their hits
+    are checked with the exact regex on the hit's line, so both engines report
+    the same lines.
+    """
 
     name = "hyperscan"
 
     def __init__(self, patterns: Sequence[tuple[str, bool]], hyperscan: object):
         hs = hyperscan
+        self._hs = hs
         self._patterns = list(patterns)
-        good: list[tuple[bytes, int, str, bool]] = []
-        rest: list[tuple[str, bool]] = []
-        for source, icase in patterns:
-            flags = hs.HS_FLAG_CASELESS if icase else 0  # type: ignore[attr-defined]
+        self._exact: dict[int, re.Pattern[bytes] | None] = {}
+        self._prefilter: set[int] = set()
+        good: list[tuple[bytes, int, str, bool, int]] = []
+        base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
+        for pid, (source, icase) in enumerate(patterns):
+            flags = base | (hs.HS_FLAG_CASELESS if icase else 0)  # type: ignore[attr-defined]
             if _HS_UNSUPPORTED.search(source):
-                # Lookarounds: prefilter mode matches a superset; the matcher re-checks
-                # every candidate line with the exact Python regex anyway.
                 flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
-            good.append((source.encode("utf-8"), flags, source, icase))
+                self._prefilter.add(pid)
+            for branch in split_alternation(source):
+                good.append((branch.encode("utf-8"), flags, source, icase, pid))
         self._db = _load_cached_db(hs, good) or self._compile(hs, good, cache=True)
+        rest: list[tuple[str, bool]] = []
         if self._db is None and good:
             # Find the few patterns Hyperscan refuses, one by one (only on this error path).
-            ok = []
+            ok, bad = [], set()
             for item in good:
+                if item[4] in bad:
+                    continue
                 if self._compile(hs, [item]) is None:
-                    rest.append((item[2], item[3]))
-                else:
-                    ok.append(item)
-            self._db = self._compile(hs, ok)
+                    bad.add(item[4])
+            ok = [i for i in good if i[4] not in bad]
+            rest = [patterns[pid] for pid in sorted(bad)]
+            self._db = _load_cached_db(hs, ok) or self._compile(hs, ok, cache=True)
         self._fallback = _ReEngine(rest) if rest else None
+        import threading  # noqa: PLC0415
+
+        self._threading = threading
+        self._local = threading.local()
 
     @staticmethod
     def _compile(
-        hs: object, items: Sequence[tuple[bytes, int, str, bool]], cache: bool = False
+        hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], cache: bool = False
     ) -> object | None:
         if not items:
             return None
@@ -193,7 +367,7 @@ class _HyperscanEngine:
         try:
             db.compile(
                 expressions=[i[0] for i in items],
-                ids=list(range(len(items))),
+                ids=[i[4] for i in items],
                 flags=[i[1] for i in items],
             )
         except Exception:  # noqa: BLE001 - hyperscan.error; the caller falls back to re
@@ -202,35 +376,76 @@ class _HyperscanEngine:
             _store_cached_db(hs, items, db)
         return db
 
-    def scan(self, chunk: bytes) -> list[int]:
+    def _scratch(self) -> object:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            threading = self._threading
+            if threading.current_thread() is threading.main_thread():
+                scratch = self._db.scratch  # type: ignore[attr-defined]
+            else:
+                scratch = self._hs.Scratch(self._db)  # type: ignore[attr-defined]
+            self._local.scratch = scratch
+        return scratch
+
+    def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
+        end = len(src) if b is None else b
         hits: list[int] = []
+        checks: list[tuple[int, int]] = []
         if self._db is not None:
+            prefilter = self._prefilter
 
-            def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-                hits.append(to - 1 if to else 0)
+            def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+                if pid in prefilter:
+                    checks.append((pid, to - 1 if to else 0))
+                else:
+                    hits.append(to - 1 if to else 0)
 
+            data = memoryview(src)[a:end] if (a or end != len(src)) else src
             try:
-                self._db.scan(chunk, match_event_handler=on_match)
+                self._db.scan(data, match_event_handler=on_match, scratch=self._scratch())  # type: ignore[attr-defined]
             except Exception:  # noqa: BLE001 - hyperscan.error: never let the engine break explain
                 self._db = None
                 self._fallback = _ReEngine(self._patterns)
-                return self._fallback.scan(chunk)
+                return self._fallback.scan(src, a, end)
+        if checks:
+            hits.extend(self._verify(src, a, end, checks))
         if self._fallback is not None:
-            hits.extend(self._fallback.scan(chunk))
+            hits.extend(self._fallback.scan(src, a, end))
         return hits
+
+    def _verify(self, src: bytes, a: int, end: int, checks: list[tuple[int, int]]) -> list[int]:
+        """Keep prefilter hits whose line the exact regex matches."""
+        out: list[int] = []
+        seen: set[tuple[int, int]] = set()
+        for pid, off in checks:
+            pos = a + off
+            start = src.rfind(b"\n", a, pos) + 1 or a
+            if (pid, start) in seen:
+                continue
+            seen.add((pid, start))
+            stop = src.find(b"\n", pos, end)
+            stop = end if stop < 0 else stop
+            if pid not in self._exact:
+                self._exact[pid] = _bytes_re(*self._patterns[pid])
+            rx = self._exact[pid]
+            if rx is None or rx.search(src, start, min(stop, start + _LONG_BYTES)):
+                out.append(off)
+        return out
 
 
 # Compiling the KB's patterns takes ~0.2 s; the compiled database is cached on
 # disk, keyed by the exact patterns, flags and Hyperscan version.
-def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -> Path:
-    h = hashlib.sha256(str(getattr(hs, "__version__", "")).encode())
-    for expr, flags, _, _ in items:
-        h.update(expr + b"\0" + str(flags).encode() + b"\0")
+def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> Path:
+    import hashlib  # noqa: PLC0415
+
+    h = hashlib.sha256(str(getattr(hs, "__version__", "")).encode() + b"\0db-2")
+    for expr, flags, _, _, pid in items:
+        h.update(expr + b"\0" + str(flags).encode() + b"\0" + str(pid).encode() + b"\0")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
 
 
-def _load_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -> object | None:
+def _load_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> object | None:
     try:
         data = _db_cache_path(hs, items).read_bytes()
         db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
@@ -241,7 +456,9 @@ def _load_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool]]) -
         return None
 
 
-def _store_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool]], db: object) -> None:
+def _store_cached_db(
+    hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], db: object
+) -> None:
     path = _db_cache_path(hs, items)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -259,6 +476,10 @@ def make_engine(
     pats = list(
         dict.fromkeys([(p, ic) for p, ic in patterns] + [(p, False) for p in FATAL_PATTERNS])
     )
+    if prefer == "auto":
+        # ROCMFIX_ENGINE=re measures or forces the fallback that machines without
+        # Hyperscan wheels (aarch64, macOS) get.
+        prefer = os.environ.get("ROCMFIX_ENGINE", "auto") or "auto"
     if prefer in ("auto", "hyperscan"):
         try:
             import hyperscan  # noqa: PLC0415 - optional, heavy native module
@@ -274,7 +495,7 @@ def make_engine(
 
 
 def open_input(path: str | Path) -> BinaryIO:
-    """Open a plain or gzip file for binary reading.
+    """Open a plain or compressed (gzip, xz, bzip2) file for binary reading.
 
     Raises:
         InputError: the file is missing, a directory or unreadable.
@@ -292,15 +513,110 @@ def open_input(path: str | Path) -> BinaryIO:
         raise InputError(f"{p}: permission denied") from None
     except OSError as err:
         raise InputError(f"{p}: cannot read ({err.strerror})") from None
-    magic = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
-    if magic == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+    return open_stream(fh)
+
+
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
+
+
+def open_stream(fh: BinaryIO) -> BinaryIO:
+    """Wrap a binary stream so that gzip, xz and bzip2 data are decompressed on the fly.
+
+    Works on files and on pipes (``cat run.log.gz | rocmfix explain -``): the
+    first bytes are peeked, never lost.
+    """
+    if not hasattr(fh, "peek"):
+        fh = io.BufferedReader(fh, buffer_size=1 << 16)  # type: ignore[arg-type]
+    try:
+        magic = fh.peek(6)[:6]  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        return fh
+    for sig, kind in _MAGIC:
+        if magic.startswith(sig) and (kind != "bz2" or magic[3:4].isdigit()):
+            if kind == "gzip":
+                return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+            if kind == "xz":
+                import lzma  # noqa: PLC0415 - rare
+
+                return lzma.LZMAFile(fh)  # type: ignore[return-value]
+            import bz2  # noqa: PLC0415 - rare
+
+            return bz2.BZ2File(fh)  # type: ignore[return-value]
     return fh
+
+
+def open_log(source: str | Path) -> BinaryIO:
+    """Open a log named on the command line: ``-`` is standard input, else a path.
+
+    Compressed input is decompressed either way. This is the one reading entry
+    point for ``explain``, ``report --log`` and ``fix --from-log``.
+
+    Raises:
+        InputError: the file cannot be read, or standard input is closed.
+    """
+    if str(source) != "-":
+        return open_input(source)
+    import sys  # noqa: PLC0415
+
+    stdin = getattr(sys.stdin, "buffer", None)
+    if stdin is None:
+        raise InputError(
+            "standard input is closed, nothing to read",
+            hint="pipe the log: python train.py 2>&1 | rocmfix explain -",
+        )
+    try:
+        os.fstat(stdin.fileno())
+    except (OSError, ValueError):
+        raise InputError(
+            "standard input is closed, nothing to read",
+            hint="pipe the log: python train.py 2>&1 | rocmfix explain -",
+        ) from None
+    except io.UnsupportedOperation:
+        pass  # a replaced sys.stdin (tests) has no descriptor
+    return open_stream(stdin)
+
+
+def iter_lines(stream: BinaryIO, chunk: int = 1 << 20) -> Iterator[tuple[int, str]]:
+    """Yield ``(line number, cleaned text)`` for every non-empty line of a stream.
+
+    Memory stays bounded: a line longer than :data:`MAX_LINE` keeps its head
+    and its tail (see :func:`clean_line`). CR-only line ends count as line ends.
+    """
+    carry = b""
+    cr_mode: bool | None = None
+    line_no = 0
+    while True:
+        try:
+            block = stream.read(chunk)
+        except (OSError, EOFError, ValueError) as err:
+            raise InputError(f"cannot read input ({err})") from None
+        if cr_mode is None and block:
+            cr_mode = b"\n" not in block and b"\r" in block.rstrip(b"\r")
+        if cr_mode and block:
+            block = block.translate(_CR_TO_LF)
+        data = carry + block if carry else block
+        if not block:
+            if data:
+                line_no += 1
+                text = clean_line(_decode(data))
+                if text:
+                    yield line_no, text
+            return
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data if len(data) <= 2 * _LONG_BYTES else _long_head_tail(data)
+            continue
+        carry = data[cut:]
+        for raw in data[:cut].split(b"\n")[:-1]:
+            line_no += 1
+            text = clean_line(_decode(raw))
+            if text:
+                yield line_no, text
 
 
 def _looks_binary(head: bytes) -> bool:
     """Mostly control bytes or invalid UTF-8 in the first block: not a text log."""
-    sample = head[:65536].decode("utf-8", errors="replace")
+    sample = bytes(head[:65536]).decode("utf-8", errors="replace")
     if not sample:
         return False
     bad = sum(1 for ch in sample if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r\f\x1b"))
@@ -346,135 +662,441 @@ class _State:
         )
 
 
-def _hit_lines(chunk: bytes, offsets: list[int]) -> list[tuple[int, int]]:
-    """Unique ``(start, end)`` byte spans of the lines containing ``offsets``."""
-    spans: list[tuple[int, int]] = []
-    last_end = -1
-    for off in sorted(offsets):
-        if off < last_end:
-            continue
-        start = chunk.rfind(b"\n", 0, off) + 1
-        end = chunk.find(b"\n", off)
-        end = len(chunk) if end < 0 else end
-        spans.append((start, end))
-        last_end = end + 1
-    return spans
+def _decode(raw: bytes | memoryview) -> str:
+    if len(raw) > _LONG_BYTES:
+        raw = _long_head_tail(raw)
+    return bytes(raw).decode("utf-8", errors="replace")
 
 
-def _decode(raw: bytes) -> str:
-    if len(raw) > MAX_LINE * 4:
-        raw = raw[: MAX_LINE * 4]
-    return raw.decode("utf-8", errors="replace")
+def _long_head_tail(raw: bytes | bytearray | memoryview) -> bytes:
+    """Head and tail of an overlong line's bytes, joined by an ellipsis (idempotent)."""
+    return bytes(raw[:_HEAD]) + _MARK + bytes(raw[-_TAIL:])
 
 
-def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
-    """Scan a binary stream chunk by chunk and return what matters."""
-    state = _State()
-    total = 0
-    lines_before = 0  # newlines seen before the current chunk
-    carry = b""
-    tail: deque[tuple[int, str]] = deque(maxlen=TAIL_LINES)
-    short_buf: list[bytes] | None = []
-    binary: bool | None = None
-    last_newline = False
-    while True:
-        try:
-            block = stream.read(CHUNK)
-        except (OSError, EOFError, gzip.BadGzipFile) as err:
-            raise InputError(f"cannot read input ({err})") from None
-        if binary is None:
-            binary = _looks_binary(block)
-        total += len(block)
-        if block:
-            last_newline = block.endswith(b"\n")
-        if short_buf is not None:
-            short_buf.append(block)
-            if total > SHORT_INPUT:
-                short_buf = None
-        if block:
-            cut = block.rfind(b"\n") + 1
-            if cut == 0:
-                if len(carry) + len(block) <= CHUNK:
-                    carry += block
-                    continue
-                # One enormous line: analyse its head, keep scanning without growing memory.
-                data = carry + block
-                carry = data[-MAX_LINE:]
-                data = data[:-MAX_LINE]
-            elif carry or cut < len(block):
-                data = b"".join((carry, memoryview(block)[:cut]))  # one copy, not two
-                carry = block[cut:]
+def _workers() -> int:
+    try:
+        return max(1, min(4, len(os.sched_getaffinity(0))))
+    except (AttributeError, OSError):
+        return max(1, min(4, os.cpu_count() or 1))
+
+
+class _Scan:
+    """Per-input scanning state: line numbers, findings, tail."""
+
+    def __init__(self, engine: _ReEngine | _HyperscanEngine):
+        self.engine = engine
+        self.state = _State()
+        self.tail: deque[tuple[int, bytes]] = deque(maxlen=TAIL_LINES)
+        self.lines = 0  # newlines seen so far
+
+    def line(self, raw: bytes, hit: bool) -> None:
+        """One whole line (without its newline) put together from two reads."""
+        self.lines += 1
+        if hit:
+            text = clean_line(_decode(raw))
+            if text:
+                self.state.add(text, self.lines, self.lines)
+        self.tail.append((self.lines, raw))
+
+    def span(self, src: bytes, a: int, b: int, hits: list[int]) -> None:
+        """Whole lines ``src[a:b]`` (ending with a newline); ``hits`` are offsets from ``a``."""
+        groups: dict[bytes, list[int]] = {}
+        pos, line_no = a, self.lines
+        last_end = -1
+        for off in sorted(hits):
+            off += a
+            if off < last_end:
+                continue
+            start = src.rfind(b"\n", a, off) + 1 or a
+            end = src.find(b"\n", off, b)
+            end = b if end < 0 else end
+            line_no += src.count(b"\n", pos, start)
+            pos = start
+            last_end = end + 1
+            if end - start <= _LONG_BYTES:
+                raw = src[start:end]
             else:
-                data = block
-        else:
-            data, carry = carry, b""
-        n_chunk = data.count(b"\n")
-        _scan_chunk(data, engine, state, lines_before)
-        _update_tail(tail, data, lines_before, n_chunk)
-        lines_before += n_chunk
-        if not block:
-            break
-    n_lines = lines_before + (1 if total and not last_newline else 0)
-    full = None
-    if short_buf is not None:
-        full = "\n".join(
-            clean_line(x) for x in b"".join(short_buf).decode("utf-8", "replace").split("\n")
-        )
+                raw = _long_head_tail(memoryview(src)[start:end])
+            group = groups.get(raw)
+            if group is None:
+                if len(groups) >= MAX_HITS_PER_CHUNK:
+                    self.state.dropped += 1
+                    continue
+                groups[raw] = [line_no + 1, line_no + 1, 1]
+            else:
+                group[1] = line_no + 1
+                group[2] += 1
+        n_chunk = line_no - self.lines + src.count(b"\n", pos, b)
+        for raw, (first, last, count) in groups.items():
+            text = clean_line(_decode(raw))
+            if text:
+                self.state.add(text, first, last, count)
+        # The chunk's last lines: only they can reach the tail.
+        idx = b - 1
+        for _ in range(TAIL_LINES):
+            idx = src.rfind(b"\n", a, idx)
+            if idx < 0:
+                break
+        start = idx + 1 if idx >= 0 else a
+        first_no = self.lines + n_chunk - src.count(b"\n", start, b) + 1
+        for offset, raw in enumerate(src[start : b - 1].split(b"\n")):
+            if len(raw) > _LONG_BYTES:
+                raw = _long_head_tail(raw)
+            self.tail.append((first_no + offset, raw))
+        self.lines += n_chunk
+
+
+def _regular_fd(stream: BinaryIO) -> tuple[int, int, int] | None:
+    """``(fd, start, size)`` when ``stream`` is a plain regular file worth the parallel path."""
+    if not isinstance(stream, io.BufferedReader) or not isinstance(stream.raw, io.FileIO):
+        return None
+    try:
+        fd = stream.fileno()
+        st = os.fstat(fd)
+        start = stream.tell()
+    except (OSError, ValueError):
+        return None
+    import stat  # noqa: PLC0415
+
+    if not stat.S_ISREG(st.st_mode) or st.st_size - start < 4 * CHUNK:
+        return None
+    return fd, start, st.st_size
+
+
+def _pread(fd: int, n: int, off: int) -> bytes:
+    try:
+        return os.pread(fd, n, off)
+    except OSError as err:
+        raise InputError(f"cannot read input ({err.strerror})") from None
+
+
+class _LineCounter:
+    """Counts newlines in a file range: ``wc -l`` in a second process for the whole
+    file (it runs on the other core while this one scans), in-process for the few
+    ranges a hit's line number needs."""
+
+    def __init__(self, fd: int, start: int, size: int):
+        self.fd, self.start, self.size = fd, start, size
+        self._proc = None
+        wc = _which("wc")
+        proc_fd = f"/proc/self/fd/{fd}"
+        if wc and os.path.exists(proc_fd):
+            import subprocess  # noqa: PLC0415
+
+            try:
+                own = os.open(proc_fd, os.O_RDONLY)  # its own offset, not ours
+            except OSError:
+                return
+            try:
+                os.lseek(own, start, os.SEEK_SET)
+                self._proc = subprocess.Popen(  # noqa: S603 - fixed argv, the file on stdin
+                    [wc, "-l"],
+                    stdin=own,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env={"LC_ALL": "C"},
+                )
+            except OSError:
+                self._proc = None
+            finally:
+                os.close(own)
+
+    def count(self, a: int, b: int) -> int:
+        n = 0
+        step = 1 << 22
+        while a < b:
+            block = _pread(self.fd, min(step, b - a), a)
+            if not block:
+                break
+            n += block.count(b"\n")
+            a += len(block)
+        return n
+
+    def total(self) -> int:
+        """Newlines in ``[start, size)``."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                out, _ = proc.communicate(timeout=120)
+                still = os.fstat(self.fd).st_size == self.size
+                if proc.returncode == 0 and still:
+                    return int(out.split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+            except Exception:  # noqa: BLE001 - TimeoutExpired: count here instead
+                proc.kill()
+                proc.wait()
+        return self.count(self.start, self.size)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+
+def _which(name: str) -> str | None:
+    for d in ("/usr/bin", "/bin"):
+        path = os.path.join(d, name)
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _extract_file(
+    fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine
+) -> Excerpt:
+    """A plain file: positional reads of whole-line chunks, scanned on worker threads.
+
+    Line numbers are not counted while scanning: the total comes from the line
+    counter (a second process), and a hit's number from counting only the
+    stretch between it and the nearer counted point (usually a few MB).
+    """
+    counter = _LineCounter(fd, start, size)
+    state = _State()
+    workers = _workers() if engine.name == "hyperscan" else 1
+    pool = None
+    pending: deque[tuple[int, int, bytes, Any]] = deque()
+    # per chunk with hits: (chunk start, [(raw, first_rel, last_rel, count)])
+    chunk_hits: list[tuple[int, list[tuple[bytes, int, int, int]]]] = []
+    long_lines = 0
+    first = b""
+
+    def collect(s: int, block: bytes, n: int, hits: list[int]) -> None:
+        if not hits:
+            return
+        groups: dict[bytes, list[int]] = {}
+        pos, line_no, last_end = 0, 0, -1
+        for off in sorted(hits):
+            if off < last_end:
+                continue
+            ls = block.rfind(b"\n", 0, off) + 1
+            le = block.find(b"\n", off, n)
+            le = n if le < 0 else le
+            line_no += block.count(b"\n", pos, ls)
+            pos, last_end = ls, le + 1
+            raw = block[ls:le] if le - ls <= _LONG_BYTES else _long_head_tail(memoryview(block)[ls:le])
+            g = groups.get(raw)
+            if g is None:
+                if len(groups) >= MAX_HITS_PER_CHUNK:
+                    state.dropped += 1
+                    continue
+                groups[raw] = [line_no, line_no, 1]
+            else:
+                g[1] = line_no
+                g[2] += 1
+        chunk_hits.append((s, [(r, a, b, c) for r, (a, b, c) in groups.items()]))
+
+    def drain(limit: int) -> None:
+        while len(pending) > limit:
+            s, n, block, fut = pending.popleft()
+            collect(s, block, n, fut if isinstance(fut, list) else fut.result())
+
+    try:
+        pos = start
+        while pos < size:
+            block = _pread(fd, min(CHUNK, size - pos), pos)
+            if not block:
+                break
+            if not first:
+                first = block[: SHORT_INPUT + 1]
+                if b"\n" not in block and b"\r" in block:
+                    raise _NotPlain
+            cut = block.rfind(b"\n") + 1 if pos + len(block) < size else len(block)
+            if cut == 0:  # one line longer than a chunk: find its end without keeping it
+                end = pos + len(block)
+                while end < size:
+                    more = _pread(fd, min(CHUNK, size - end), end)
+                    if not more:
+                        break
+                    i = more.find(b"\n")
+                    if i >= 0:
+                        end += i + 1
+                        break
+                    end += len(more)
+                tail_part = _pread(fd, min(_TAIL + 1, end - pos), end - min(_TAIL + 1, end - pos))
+                raw = block[:_HEAD] + _MARK + tail_part.rstrip(b"\n")[-_TAIL:]
+                long_lines += 1
+                drain(0)
+                collect(pos, raw, len(raw), engine.scan(raw))
+                pos = end
+                continue
+            if workers > 1:
+                if pool is None:
+                    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+                    pool = ThreadPoolExecutor(max_workers=workers)
+                pending.append((pos, cut, block, pool.submit(engine.scan, block, 0, cut)))
+            else:
+                pending.append((pos, cut, block, engine.scan(block, 0, cut)))
+            drain(workers)
+            pos += cut
+        drain(0)
+        newlines = counter.total()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        counter.close()
+    last_byte = _pread(fd, 1, size - 1) if size > start else b""
+    n_lines = newlines + (1 if last_byte and last_byte != b"\n" else 0)
+    # Line number of each hit chunk's start: count from the file start up to the
+    # largest gap between hit chunks, and from the file end back to it.
+    starts = sorted({s for s, _ in chunk_hits})
+    base: dict[int, int] = {}
+    if starts:
+        points = [start, *starts, size]
+        gaps = [(points[i + 1] - points[i], i) for i in range(len(points) - 1)]
+        _gap, split = max(gaps)
+        running = 0
+        prev = start
+        for s in starts[:split]:
+            running += counter.count(prev, s)
+            base[s] = running
+            prev = s
+        running = newlines
+        after = size
+        for s in reversed(starts[split:]):
+            running -= counter.count(s, after)
+            base[s] = running
+            after = s
+    for s, groups in chunk_hits:
+        for raw, a, b, c in groups:
+            text = clean_line(_decode(raw))
+            if text:
+                state.add(text, base[s] + a + 1, base[s] + b + 1, c)
+    # The tail: the last lines of the file, numbered back from the total.
+    tail_bytes = _pread(fd, min(size - start, 1 << 20), size - min(size - start, 1 << 20))
+    body = tail_bytes[:-1] if tail_bytes.endswith(b"\n") else tail_bytes
+    parts = body.split(b"\n")
+    if size - start > len(tail_bytes):
+        parts = parts[1:]  # the first one may be cut
+    parts = parts[-TAIL_LINES:]
+    tail = []
+    for i, raw in enumerate(parts):
+        text = clean_line(_decode(raw))
+        if text:
+            tail.append((n_lines - len(parts) + 1 + i, text))
     return Excerpt(
-        bytes=total,
+        bytes=size - start,
         lines=n_lines,
         findings=state.findings(),
         tail=tuple(tail),
-        full_text=full,
+        full_text=None,
         dropped=state.dropped,
-        binary=bool(binary),
+        binary=_looks_binary(first),
+        long_lines=long_lines,
     )
 
 
-def _scan_chunk(
-    data: bytes, engine: _ReEngine | _HyperscanEngine, state: _State, lines_before: int
-) -> None:
-    """Record the matching lines of one chunk; identical raw lines are cleaned once."""
-    if not data:
-        return
-    groups: dict[bytes, list[int]] = {}
-    pos, line_no = 0, lines_before
-    for start, end in _hit_lines(data, engine.scan(data)):
-        line_no += data.count(b"\n", pos, start)
-        pos = start
-        raw = data[start : min(end, start + MAX_LINE * 4)]
-        group = groups.get(raw)
-        if group is None:
-            if len(groups) >= MAX_HITS_PER_CHUNK:
-                state.dropped += 1
+class _NotPlain(Exception):
+    """The file needs the stream path (CR-only line ends)."""
+
+
+def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
+    """Scan a binary stream chunk by chunk and return what matters.
+
+    Each chunk is one ``read`` (no joins): the line cut by a chunk boundary is
+    put together on its own, the whole lines in between are scanned in place.
+    With Hyperscan, chunks are scanned on worker threads (the scan releases
+    the GIL) while this thread reads ahead and counts lines.
+    """
+    plain = _regular_fd(stream)
+    if plain is not None:
+        try:
+            return _extract_file(*plain, engine)
+        except _NotPlain:
+            stream.seek(plain[1])
+    scan = _Scan(engine)
+    size = max(CHUNK, 64)
+    total = 0
+    first: bytes | None = None
+    short: list[bytes] | None = []
+    cr_mode = False
+    carry = b""
+    long_lines = 0
+    in_long = False
+    pool = None
+    pending: deque[tuple[bytes, int, int, Any]] = deque()
+    depth = _workers() + 1 if engine.name == "hyperscan" and _workers() > 1 else 1
+
+    def drain(limit: int) -> None:
+        while len(pending) > limit:
+            src, a, b, hits = pending.popleft()
+            if a < 0:  # a line put together from two reads
+                scan.line(src, bool(hits))
+            else:
+                scan.span(src, a, b, hits if isinstance(hits, list) else hits.result())
+
+    try:
+        while True:
+            try:
+                block = stream.read(size)
+            except (OSError, EOFError, ValueError) as err:
+                raise InputError(f"cannot read input ({err})") from None
+            if not block:
+                break
+            if first is None:
+                first = block[: SHORT_INPUT + 1]
+                cr_mode = b"\n" not in block and b"\r" in block.rstrip(b"\r")
+            if short is not None:  # a decompressor or a pipe may return short reads
+                short.append(block)
+                if total + len(block) > SHORT_INPUT:
+                    short = None
+            if cr_mode:
+                block = block.translate(_CR_TO_LF)
+            total += len(block)
+            nl = block.find(b"\n")
+            if nl < 0:  # still inside one line
+                carry += block
+                if len(carry) > _LONG_BYTES:
+                    carry = _long_head_tail(carry)
+                    if not in_long:
+                        long_lines += 1
+                        in_long = True
                 continue
-            groups[raw] = [line_no + 1, line_no + 1, 1]
-        else:
-            group[1] = line_no + 1
-            group[2] += 1
-    for raw, (first, last, count) in groups.items():
-        text = clean_line(_decode(raw))
-        if text:
-            state.add(text, first, last, count)
+            last = block.rfind(b"\n")
+            joined = carry + block[:nl]
+            if len(joined) > _LONG_BYTES:
+                joined = _long_head_tail(joined)
+                long_lines += not in_long
+            pending.append((joined, -1, -1, engine.scan(joined)))
+            in_long = False
+            if last > nl:
+                a, b = nl + 1, last + 1
+                if depth > 1 and b - a > (1 << 20):
+                    if pool is None:
+                        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
-
-def _update_tail(
-    tail: deque[tuple[int, str]], data: bytes, lines_before: int, n_chunk: int
-) -> None:
-    """Keep the chunk's last lines; only they can reach the tail."""
-    if not data:
-        return
-    idx = len(data) - 1 if data.endswith(b"\n") else len(data)
-    for _ in range(TAIL_LINES):
-        idx = data.rfind(b"\n", 0, idx)
-        if idx < 0:
-            break
-    start = idx + 1
-    first_no = lines_before + n_chunk - data.count(b"\n", start) + 1
-    for offset, raw in enumerate(data[start:].split(b"\n")):
-        text = clean_line(_decode(raw))
-        if text:
-            tail.append((first_no + offset, text))
+                        pool = ThreadPoolExecutor(max_workers=depth - 1)
+                    pending.append((block, a, b, pool.submit(engine.scan, block, a, b)))
+                else:
+                    pending.append((block, a, b, engine.scan(block, a, b)))
+            drain(2 * depth)
+            carry = block[last + 1 :]
+        drain(0)
+        if carry:
+            if len(carry) > _LONG_BYTES:
+                carry = _long_head_tail(carry)
+                long_lines += not in_long
+            scan.line(carry, bool(engine.scan(carry)))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    first = first or b""
+    full = None
+    if total <= SHORT_INPUT and short is not None:
+        text = b"".join(short).decode("utf-8", "replace")
+        full = "\n".join(clean_line(x) for x in split_lines(text))
+    return Excerpt(
+        bytes=total,
+        lines=scan.lines,
+        findings=scan.state.findings(),
+        tail=tuple((no, t) for no, raw in scan.tail if (t := clean_line(_decode(raw)))),
+        full_text=full,
+        dropped=scan.state.dropped,
+        binary=_looks_binary(first),
+        long_lines=long_lines,
+    )
 
 
 def extract_text(text: str, engine: _ReEngine | _HyperscanEngine) -> Excerpt:

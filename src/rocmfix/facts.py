@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
 _GFX_RE = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 
 
 def _load(name: str) -> Any:
+    import yaml  # noqa: PLC0415 - only when a fact is looked up, not on every start
+
     text = resources.files("rocmfix.data").joinpath(name).read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(text, Loader=loader)  # noqa: S506 - CSafeLoader/SafeLoader only
@@ -255,3 +255,75 @@ def rocm_index_for(rocm_version: str) -> str | None:
         return None
     major, minor, patch = candidates[-1]
     return f"rocm{major}.{minor}" + (f".{patch}" if patch else "")
+
+
+def _gfx_key(gfx: str) -> tuple[int, int, int] | None:
+    m = re.fullmatch(r"gfx(\d{1,2})([0-9a-f])([0-9a-f])", gfx.split(":", 1)[0].strip().lower())
+    return (int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)) if m else None
+
+
+def gfx_outside_table(gfx: str) -> str | None:
+    """Where an unknown gfx sits relative to the gfx table: ``older`` (older than every
+    target in it, e.g. gfx701: below anything ROCm supports), ``newer`` (newer than every
+    target: the installed software may predate the GPU), ``between`` (a hole, e.g.
+    gfx810), or None when the table knows it or the name is not a gfx."""
+    if gfx_info(gfx) is not None:
+        return None
+    key = _gfx_key(gfx)
+    keys = sorted(k for k in (_gfx_key(g) for g in gfx_targets()) if k)
+    if key is None or not keys:
+        return None
+    if key < keys[0]:
+        return "older"
+    if key > keys[-1]:
+        return "newer"
+    return "between"
+
+
+@dataclass(frozen=True)
+class PciChip:
+    """The amdgpu chip behind a PCI device id (``pci-ids.yaml``)."""
+
+    device_id: int
+    chip: str
+    """amdgpu's CHIP_* name, lower case (``polaris10``)."""
+    gfx: str
+    name: str
+    apu: bool
+
+
+@functools.cache
+def _pci_table() -> dict[int, PciChip]:
+    out: dict[int, PciChip] = {}
+    for row in _load("pci-ids.yaml").get("chips", []):
+        for did in row.get("device_ids") or ():
+            value = int(str(did), 16)
+            out[value] = PciChip(
+                value,
+                str(row["chip"]),
+                str(row["gfx"]),
+                str(row.get("name") or row["chip"].replace("_", " ").title()),
+                bool(row.get("apu", False)),
+            )
+    return out
+
+
+def chip_for_pci_id(device_id: int) -> PciChip | None:
+    """The chip and gfx of an AMD PCI device id (amdgpu's pciidlist), or None when the
+    id is not listed (chips probed by IP discovery, Navi 3x and newer, have no row)."""
+    return _pci_table().get(device_id)
+
+
+def chip_by_name(name: str) -> PciChip | None:
+    """The chip named the way the kernel prints it (``TAHITI``, ``polaris10``)."""
+    want = name.strip().lower()
+    return next((c for c in _pci_table().values() if c.chip == want), None)
+
+
+def gfx_unsupported(gfx: str) -> bool:
+    """True when no current ROCm supports the gfx: older than the table, or marked
+    unsupported/deprecated/removed in it."""
+    info = gfx_info(gfx)
+    if info is None:
+        return gfx_outside_table(gfx) == "older"
+    return info.support in ("unsupported", "deprecated", "removed")

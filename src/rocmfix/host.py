@@ -10,6 +10,7 @@ can hang forever on a wedged GPU.
 
 from __future__ import annotations
 
+import errno as errno_mod
 import grp
 import os
 import pwd
@@ -40,6 +41,9 @@ class CommandResult:
     """True when the command overran its timeout and was killed."""
     missing: bool = False
     """True when the executable was not found."""
+    unrecorded: bool = False
+    """True when a snapshot has no record of this command (``missing`` is then True too):
+    nothing is known about it, which is not the same as "not installed"."""
 
     @property
     def ok(self) -> bool:
@@ -69,6 +73,56 @@ class StatInfo:
     def permissions(self) -> str:
         """``crw-rw----`` style text, as ``ls -l`` prints it."""
         return stat_mod.filemode(self.mode)
+
+
+PERMISSION_ERRNOS = frozenset({"EACCES", "EPERM"})
+UNRECORDED = "unrecorded"
+"""``OpenResult.errno`` of a snapshot that never tried to open the path."""
+
+
+@dataclass(frozen=True)
+class OpenResult:
+    """Whether a path opened read-write, and the errno name when it did not.
+
+    The errno tells apart a permission problem (EACCES/EPERM: groups, ACLs, a
+    container's device cgroup) from a driver that has no device behind the
+    node (ENOMEM/ENODEV/ENXIO: KFD rejected the GPU) and a missing node (ENOENT).
+    """
+
+    ok: bool
+    errno: str | None = None
+    """errno name (``EACCES``), None when it opened or the error was not recorded,
+    ``UNRECORDED`` when a snapshot holds no answer for the path."""
+
+    @property
+    def permission(self) -> bool:
+        """Refused for lack of permission (the fix is groups or the container run line)."""
+        return not self.ok and self.errno in PERMISSION_ERRNOS
+
+    @property
+    def known(self) -> bool:
+        return self.errno != UNRECORDED
+
+    def describe(self) -> str:
+        if self.ok:
+            return "yes"
+        if self.errno == UNRECORDED:
+            return "not recorded"
+        if not self.errno:
+            return "no"
+        code = getattr(errno_mod, self.errno, None)
+        return (
+            f"no ({self.errno}: {os.strerror(code)})"
+            if isinstance(code, int)
+            else f"no ({self.errno})"
+        )
+
+
+def open_result_from_record(ok: object, errno: object = None) -> OpenResult:
+    """A snapshot's ``rw`` entry (bool, or None when absent) and ``rw_errno`` entry -> OpenResult."""
+    if ok is None:
+        return OpenResult(False, UNRECORDED)
+    return OpenResult(bool(ok), None if ok or not errno else str(errno))
 
 
 @dataclass(frozen=True)
@@ -109,6 +163,7 @@ class Host(Protocol):
     def stat(self, path: str) -> StatInfo | None: ...
     def readlink(self, path: str) -> str | None: ...
     def can_open_rw(self, path: str) -> bool: ...
+    def open_rw(self, path: str) -> OpenResult: ...
     def disk_total(self, path: str) -> int | None: ...
     def memory(self) -> MemoryInfo | None: ...
     def processes_holding(self, path: str) -> tuple[ProcessInfo, ...]: ...
@@ -143,24 +198,15 @@ def run_command(
     )
     if exe is None or not os.path.exists(exe):
         return CommandResult(None, "", f"{argv[0]}: command not found", missing=True)
+    from rocmfix import children
+
     try:
-        proc = subprocess.Popen(
-            [exe, *argv[1:]],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
+        done = children.run([exe, *argv[1:]], timeout, env=env)
     except OSError as exc:
         return CommandResult(None, "", f"{argv[0]}: {exc.strerror}", missing=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        return CommandResult(None, _text(out), _text(err), timed_out=True)
-    return CommandResult(proc.returncode, _text(out), _text(err))
+    return CommandResult(
+        done.returncode, _text(done.stdout), _text(done.stderr), timed_out=done.timed_out
+    )
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -246,14 +292,19 @@ class LocalHost:
             return None
 
     def can_open_rw(self, path: str) -> bool:
+        return self.open_rw(path).ok
+
+    def open_rw(self, path: str) -> OpenResult:
         # Opening is the only honest test: ACLs, seccomp and container device
         # cgroups all decide access, and none of them show in the mode bits.
+        # /dev/kfd answers ENOMEM/ENODEV when KFD has no device for the GPU.
         try:
             fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            return False
+        except OSError as exc:
+            name = errno_mod.errorcode.get(exc.errno or 0)
+            return OpenResult(False, name)
         os.close(fd)
-        return True
+        return OpenResult(True)
 
     def disk_total(self, path: str) -> int | None:
         try:

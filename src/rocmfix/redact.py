@@ -26,7 +26,8 @@ MASK = "<redacted>"
 # ----------------------------------------------------------------- environment
 
 _SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|PASSPHRASE|(?<![A-Z])KEY|_KEY|APIKEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|_PAT$",
+    r"TOKEN|SECRET|PASSW|PASSPHRASE|(?<![A-Z])KEY|_KEY|APIKEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|_PAT$"
+    r"|(?:^|_)(?:PASS|PWD|PW)(?:_|$)|CONNECTION_?STRING|_DSN$",
     re.IGNORECASE,
 )
 _URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
@@ -45,6 +46,33 @@ _TOKEN_SHAPES = (
     r"npm_[A-Za-z0-9]{30,}",
     r"pypi-[A-Za-z0-9_-]{40,}",
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}",
+    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"whsec_[A-Za-z0-9]{16,}",
+)
+# Webhook URLs carry their secret in the path: the whole path goes.
+_WEBHOOK = re.compile(
+    r"(?P<base>https?://(?:hooks\.slack\.com/(?:services|workflows|triggers)"
+    r"|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks"
+    r"|[\w.-]*\.webhook\.office\.com/webhookb2|outlook\.office\.com/webhook))/[^\s\"'<>)]+",
+    re.IGNORECASE,
+)
+_NETRC = re.compile(
+    r"(?m)^(?P<pre>[^\n]*\b(?:machine|default)\b[^\n]*?\b(?:password|passwd)\s+)(?P<value>(?!<)\S+)"
+)
+_NETRC_LOGIN = re.compile(r"(?m)^(?P<pre>[^\n]*\bmachine\s+\S+\s+login\s+)(?P<value>(?!<)\S+)")
+_USER_PASS_ARG = re.compile(
+    r"(?P<pre>(?<![\w-])(?:-u|--user|--proxy-user)[ =]+)(?P<value>(?!<)[^\s:]+:\S+)"
+)
+_MYSQL_P = re.compile(
+    r"(?P<pre>\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]*?\s-p)(?P<value>(?!<)[^\s-]\S*)"
+)
+_CONN_STRING = re.compile(
+    r"(?P<pre>\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd|sig)=)(?P<value>(?!<)[^;\s\"']+)",
+    re.IGNORECASE,
+)
+_KEY_VALUE_SECRET = re.compile(
+    r"(?P<pre>(?<![\w-])(?:luks\.key|rd\.luks\.key|cryptkey|password|passwd|passphrase)=)(?P<value>(?!<)\S+)",
+    re.IGNORECASE,
 )
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + ")")
 _SECRET_VALUE = re.compile("|".join(_TOKEN_SHAPES))
@@ -65,19 +93,102 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+# What a snapshot keeps of the environment: the variables the checks read
+# (ROCm/HIP/HSA/MIOpen/PyTorch/NCCL knobs, loader paths, the Python env, the
+# identity the report masks anyway). Everything else is dropped, not masked:
+# a name like SLURM_JOB_USER or an Azure connection string is not the
+# doctor's business.
+SHARED_ENV_PREFIXES = (
+    "HSA_",
+    "HIP_",
+    "ROCR_",
+    "ROCM_",
+    "AMD_",
+    "GPU_",
+    "MIOPEN_",
+    "ROCBLAS_",
+    "HIPBLASLT_",
+    "TENSILE_",
+    "PYTORCH_",
+    "TORCH_",
+    "NCCL_",
+    "RCCL_",
+    "HCC_",
+    "XDG_",
+)
+SHARED_ENV_NAMES = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES",
+        "LD_LIBRARY_PATH",
+        "LD_PRELOAD",
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "HOSTNAME",
+        "SHELL",
+        "LANG",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "CONDA_DEFAULT_ENV",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "KUBERNETES_SERVICE_HOST",
+        "container",
+        "WSL_DISTRO_NAME",
+        "DISABLE_ADDMM_CUDA_LT",
+    }
+)
+
+
+def shared_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The allow-listed part of ``env``, secret-looking values masked."""
+    keep = {
+        k: v for k, v in env.items() if k in SHARED_ENV_NAMES or k.startswith(SHARED_ENV_PREFIXES)
+    }
+    return redact_env(keep)
+
+
+def scrub_tree(value: object, redactor: Redactor) -> object:
+    """``value`` (JSON-like) with every string, keys included, scrubbed by ``redactor``."""
+    if isinstance(value, str):
+        return redactor.scrub(value)
+    if isinstance(value, dict):
+        return {
+            (redactor.scrub(k) if isinstance(k, str) else k): scrub_tree(v, redactor)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [scrub_tree(v, redactor) for v in value]
+    return value
+
+
+def learn_tree(value: object, redactor: Redactor) -> None:
+    """Let ``redactor`` learn the names in every string of ``value``."""
+    if isinstance(value, str):
+        redactor.learn(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            learn_tree(k, redactor)
+            learn_tree(v, redactor)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            learn_tree(v, redactor)
+
+
 # ----------------------------------------------------------------- free text
 
 # A name is secret when one of its parts (split on _ . -) is one of these.
 # Parts, not substrings: "tokenizer" and "author" are not secrets.
 _SECRET_PART = re.compile(
-    r"(?:^|[_.-])(?:tokens?|secrets?|passw(?:or)?d|passphrase|api_?key|apikey|keys?"
+    r"(?:^|[_.-])(?:tokens?|secrets?|passw(?:or)?d|pass|pwd|passphrase|api_?key|apikey|keys?"
     r"|credentials?|auth|authorization|cookies?|session(?:_?id)?|signature|pat|private_?key"
     r"|access_?key|secret_?key|client_?secret|bearer)(?:$|[_.-])",
     re.IGNORECASE,
 )
 _ASSIGNMENT = re.compile(
     r"(?P<name>(?<![\w-])(?:--?)?[A-Za-z_][A-Za-z0-9_.-]*)"
-    r"(?P<sep>[\"']?\s*(?:=|:|\s(?=\S))\s*)(?P<q>[\"']?)(?P<value>[^\s\"',;})\]]+)"
+    r"(?P<sep>[\"']?[ \t]*(?:=|:|[ \t](?=\S))[ \t]*)(?P<q>[\"']?)(?P<value>[^\s\"',;})\]]+)"
 )
 _AUTH_HEADER = re.compile(r"\b(Bearer|Basic|Token|token)\s+([A-Za-z0-9._~+/-]{8,}=*)")
 _LOGIN_ARG = re.compile(
@@ -103,7 +214,7 @@ _IPV4 = re.compile(
 )
 _H = r"[0-9A-Fa-f]{1,4}"
 _IPV6 = re.compile(
-    r"(?<![\w:.])(?=[0-9A-Fa-f:]*\d)(?:"
+    r"(?<![\w:.])(?=[0-9A-Fa-f:]*\d|(?:[0-9A-Fa-f]{1,4}:+){3})(?:"
     rf"(?:{_H}:){{7}}{_H}"
     rf"|(?:{_H}:){{1,6}}:(?:{_H}:){{0,5}}{_H}"
     rf"|(?:{_H}:){{1,7}}:"
@@ -126,13 +237,13 @@ _PROMPT = re.compile(
     r"(?=:[~/]|\s+[~/\w.-]*\]\s*[$#])",
     re.M,
 )
-_NCCL_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z][A-Za-z0-9.-]*):\d+:\d+ \[\d+\]", re.M)
+_NCCL_PREFIX = re.compile(r"(?<![\w.:-])(?P<host>[A-Za-z][A-Za-z0-9.-]*):\d+:\d+ \[\d+\]")
 _LABELLED_HOST = re.compile(
     r"\b(?:hostname|host name|node ?name|nodename)\s*[:=]\s*(?P<host>[A-Za-z][A-Za-z0-9.-]{1,62})",
     re.IGNORECASE,
 )
 _LABELLED_USER = re.compile(
-    r"\b(?:USER|LOGNAME|username|user name)\s*[:=]\s*[\"']?(?P<user>[a-z_][a-z0-9_.-]{1,31})\b"
+    r"\b(?:[A-Z_]*USER|LOGNAME|username|user name)\s*[:=]\s*[\"']?(?P<user>[a-z_][a-z0-9_.-]{1,31})\b"
 )
 
 # Names that identify no one and are words rocmfix output needs (a user
@@ -247,6 +358,17 @@ _BRACKET_HOST = re.compile(r"\[(?P<host>[A-Za-z][A-Za-z0-9-]*)\](?=:\d{2,5}\b)")
 _KEEP_IPS = frozenset({"127.0.0.1", "0.0.0.0", "255.255.255.255", "::1", "::"})
 
 
+_WORDCH = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+_NAME_RUN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def _ends(run: str, i: int, longest: int) -> list[int]:
+    """Where a name starting at ``run[i]`` may end (next char not a word char), longest first."""
+    stop = min(len(run), i + longest)
+    ends = [j for j in range(i + 1, stop + 1) if j == len(run) or run[j] not in _WORDCH]
+    return ends[::-1]
+
+
 def _is_secret_name(name: str) -> bool:
     return bool(_SECRET_PART.search(name.lstrip("-")))
 
@@ -304,8 +426,11 @@ class Redactor:
         text = _PEM.sub(
             lambda m: f"-----BEGIN {m.group(1)}-----\n{MASK}\n-----END {m.group(1)}-----", text
         )
+        text = _WEBHOOK.sub(lambda m: f"{m.group('base')}/{MASK}", text)
         text = _URL_USERINFO.sub(rf"\1{MASK}@", text)
         text = _TOKEN.sub(MASK, text)
+        for rx in (_NETRC, _NETRC_LOGIN, _USER_PASS_ARG, _MYSQL_P, _CONN_STRING, _KEY_VALUE_SECRET):
+            text = rx.sub(lambda m: m.group("pre") + MASK, text)
         text = _AUTH_HEADER.sub(rf"\1 {MASK}", text)
         text = _LOGIN_ARG.sub(rf"\1{MASK}", text)
         text = _ASSIGNMENT.sub(_mask_assignment, text)
@@ -325,14 +450,43 @@ class Redactor:
         return self._names(text)
 
     def _names(self, text: str) -> str:
-        # Longest first, so "gpu01.example.org" goes before "gpu01".
-        for names, label in ((self.hosts, "<host>"), (self.users, "<user>")):
-            for name in sorted(names, key=len, reverse=True):
-                rx = re.compile(
-                    rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_])", re.IGNORECASE
-                )
-                text = rx.sub(label, text)
-        return text
+        """Replace every learned name in one pass (one regex per name was quadratic).
+
+        A name matches where the character before is not ``[A-Za-z0-9_-]`` and
+        the one after is not ``[A-Za-z0-9_]``; of several names starting at one
+        place the longest wins, and hosts win over users.
+        """
+        table: dict[str, str] = {}
+        for names, label in ((self.users, "<user>"), (self.hosts, "<host>")):
+            for name in names:
+                table[name.lower()] = label
+        if not table:
+            return text
+        longest = max(map(len, table))
+        out: list[str] = []
+        pos = 0
+        for m in _NAME_RUN.finditer(text):
+            run, start = m.group(0), m.start()
+            i = 0
+            while i < len(run):
+                if i and run[i - 1] in "-" + _WORDCH:
+                    i += 1
+                    continue
+                hit = None
+                for j in _ends(run, i, longest):
+                    label = table.get(run[i:j].lower())
+                    if label is not None:
+                        hit = (j, label)
+                        break
+                if hit is None:
+                    i += 1
+                    continue
+                out.append(text[pos : start + i])
+                out.append(hit[1])
+                pos = start + hit[0]
+                i = hit[0]
+        out.append(text[pos:])
+        return "".join(out)
 
     def __call__(self, text: str) -> str:
         self.learn(text)

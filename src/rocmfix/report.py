@@ -292,17 +292,20 @@ def gather(
 def _read_log(path: str, kb_paths: Sequence[str]) -> LogSummary:
     from pathlib import Path
 
+    from rocmfix import safeio
     from rocmfix.errors import InputError
-    from rocmfix.extract import open_input
     from rocmfix.kb.loader import load_kb
     from rocmfix.kb.matcher import matcher_for
 
     matcher = matcher_for(load_kb(kb_paths))
-    with open_input(path) as stream:
-        try:
+    try:
+        # Regular files only (a FIFO or /dev/zero would never end), gzip output capped.
+        with safeio.open_log(path) as stream:
             explanation = matcher.explain_stream(stream)
-        except OSError as err:  # a truncated gzip, a file that vanished mid-read
-            raise InputError(f"{path}: cannot read ({err})") from None
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as err:  # a truncated gzip, a file that vanished mid-read
+        raise InputError(f"{path}: cannot read ({safeio.describe(err)})") from None
     if explanation.excerpt.binary and not explanation.matches:
         raise InputError(f"{path}: looks like binary data, not a text log")
     return summarize_log(Path(path).name, explanation)

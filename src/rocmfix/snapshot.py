@@ -10,6 +10,7 @@ are masked before anything is written. Format: docs/snapshot-format.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat as stat_mod
@@ -18,8 +19,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rocmfix import safeio
 from rocmfix.errors import InputError
-from rocmfix.host import DEFAULT_TIMEOUT, CommandResult, Host, MemoryInfo, ProcessInfo, StatInfo
+from rocmfix.host import (
+    DEFAULT_TIMEOUT,
+    CommandResult,
+    Host,
+    MemoryInfo,
+    OpenResult,
+    ProcessInfo,
+    StatInfo,
+    open_result_from_record,
+)
 
 # One redaction for everything rocmfix lets leave the machine (snapshots, reports);
 # MASK and redact_env are re-exported for callers.
@@ -75,6 +86,7 @@ class RecordingHost:
         self.exist: dict[str, bool] = {}
         self.links: dict[str, str] = {}
         self.rw: dict[str, bool] = {}
+        self.rw_errno: dict[str, str] = {}
         self.disks: dict[str, int] = {}
         self.holders: dict[str, list[dict[str, Any]]] = {}
         self.mem: MemoryInfo | None = None
@@ -118,9 +130,15 @@ class RecordingHost:
         return target
 
     def can_open_rw(self, path: str) -> bool:
-        ok = self.inner.can_open_rw(path)
-        self._note(self.rw, path, ok)
-        return ok
+        return self.open_rw(path).ok
+
+    def open_rw(self, path: str) -> OpenResult:
+        res = self.inner.open_rw(path)
+        with self._lock:
+            self.rw[path] = res.ok
+            if res.errno and not res.ok:
+                self.rw_errno[path] = res.errno
+        return res
 
     def disk_total(self, path: str) -> int | None:
         size = self.inner.disk_total(path)
@@ -142,17 +160,43 @@ class RecordingHost:
         return self.torch
 
     def write(
-        self, out_dir: str | Path, python: str, extra: Mapping[str, Any] | None = None
+        self,
+        out_dir: str | Path,
+        python: str,
+        extra: Mapping[str, Any] | None = None,
+        redactor: Any = None,
     ) -> Path:
-        """Write the snapshot (``snapshot.json`` + ``root/``) into ``out_dir``."""
+        """Write the snapshot (``snapshot.json`` + ``root/``) into ``out_dir``.
+
+        With a :class:`rocmfix.redact.Redactor` (what ``collect`` passes), the
+        environment is cut to the allow-list the checks need and every file,
+        command output, path and value goes through the same redaction as
+        ``rocmfix report``; the redactor first learns names from all of it.
+        """
         out = Path(out_dir)
         root = out / "root"
         root.mkdir(parents=True, exist_ok=True)
-        for path, text in sorted(self.files.items()):
+        files = dict(self.files)
+        data = self._data(python, extra)
+        if redactor is not None:
+            from rocmfix.redact import learn_tree, scrub_tree, shared_env
+
+            data["env"] = shared_env(self.env)
+            learn_tree([files, data], redactor)
+            files = {redactor.scrub(p): redactor.scrub(t) for p, t in files.items()}
+            data = scrub_tree(data, redactor)  # type: ignore[assignment]  # same shape back
+            data["schema"] = SCHEMA
+        for path, text in sorted(files.items()):
             dest = _under(root, path)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_text(text, encoding="utf-8")
-        data = {
+            dest.write_text(text, encoding="utf-8", errors="surrogateescape")
+        (out / "snapshot.json").write_text(
+            json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        return out
+
+    def _data(self, python: str, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
             "schema": SCHEMA,
             **(extra or {}),
             "python": python,
@@ -169,15 +213,12 @@ class RecordingHost:
             "listdir": self.dirs,
             "links": self.links,
             "rw": self.rw,
+            "rw_errno": self.rw_errno,
             "disk_total": self.disks,
             "memory": self.mem.__dict__ if self.mem else None,
             "processes_holding": self.holders,
             "torch": self.torch.to_dict() if self.torch else None,
         }
-        (out / "snapshot.json").write_text(
-            json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        return out
 
 
 def _under(root: Path, path: str) -> Path:
@@ -205,18 +246,32 @@ class SnapshotHost:
                 f"{meta}: unsupported snapshot schema {data.get('schema') if isinstance(data, dict) else '?'}",
                 hint=f"this rocmfix reads {SCHEMA}",
             )
-        self.data = data
+        self.data = _sane(data, meta)
         self.root = self.dir / "root"
-        user = data.get("user") or {}
-        self.user = str(user.get("name", "user"))
-        self.uid = int(user.get("uid", 1000))
-        self.groups = tuple(user.get("groups") or ())
-        self.gids = tuple(int(g) for g in user.get("gids") or ())
-        self.env: Mapping[str, str] = dict(data.get("env") or {})
-        self.python = str(data.get("python") or "python3")
+        self._real_root = os.path.realpath(self.root)
+        if os.path.islink(self.root):
+            raise InputError(
+                f"{self.root} is a symlink; a snapshot's files must be inside it",
+                hint="replay never follows a link out of the snapshot",
+            )
+        user = self.data["user"]
+        try:
+            self.user = str(user.get("name", "user"))
+            self.uid = int(user.get("uid", 1000))
+            self.groups = tuple(str(g) for g in user.get("groups") or ())
+            self.gids = tuple(int(g) for g in user.get("gids") or ())
+        except (TypeError, ValueError, AttributeError):
+            raise InputError(f"{meta}: 'user' is malformed") from None
+        self.env: Mapping[str, str] = {str(k): str(v) for k, v in self.data["env"].items()}
+        self.python = str(self.data.get("python") or "python3")
 
     def _file(self, path: str) -> Path:
-        return _under(self.root, path)
+        """The recorded copy of ``path``; a link leading out of the snapshot yields a dead path."""
+        f = _under(self.root, path)
+        real = os.path.realpath(f)
+        if real != self._real_root and not real.startswith(self._real_root + os.sep):
+            return self.root / ".rocmfix-outside-snapshot"
+        return f
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         want = list(argv)
@@ -228,15 +283,19 @@ class SnapshotHost:
                     str(entry.get("stderr") or ""),
                     timed_out=bool(entry.get("timed_out")),
                     missing=bool(entry.get("missing")),
+                    unrecorded=bool(entry.get("unrecorded")),
                 )
-        return CommandResult(None, "", f"{argv[0]}: not recorded in this snapshot", missing=True)
+        return CommandResult(
+            None, "", f"{argv[0]}: not recorded in this snapshot", missing=True, unrecorded=True
+        )
 
     def read_text(self, path: str) -> str | None:
         f = self._file(path)
         try:
-            return f.read_text(encoding="utf-8") if f.is_file() else None
+            data, _cut = safeio.read_head(f, FILE_LIMIT)
         except OSError:
             return None
+        return data.decode("utf-8", errors="replace")
 
     def exists(self, path: str) -> bool:
         recorded = self.data.get("exists", {}).get(path)
@@ -250,7 +309,8 @@ class SnapshotHost:
         names = set(self.data.get("listdir", {}).get(path) or ())
         d = self._file(path)
         if d.is_dir():
-            names.update(os.listdir(d))
+            with contextlib.suppress(OSError):
+                names.update(sorted(os.listdir(d))[:MAX_DIR_ENTRIES])
         return tuple(sorted(names))
 
     def stat(self, path: str) -> StatInfo | None:
@@ -269,7 +329,10 @@ class SnapshotHost:
             return None
         is_dir = f.is_dir() or path in self.data.get("listdir", {})
         mode = (stat_mod.S_IFDIR | 0o755) if is_dir else (stat_mod.S_IFREG | 0o644)
-        size = 0 if is_dir else f.stat().st_size
+        try:
+            size = 0 if is_dir else f.stat().st_size
+        except OSError:
+            return None
         gid = self.gids[0] if self.gids else self.uid
         return StatInfo(
             mode, self.uid, gid, size, self.user, self.groups[0] if self.groups else self.user
@@ -279,7 +342,29 @@ class SnapshotHost:
         return self.data.get("links", {}).get(path)
 
     def can_open_rw(self, path: str) -> bool:
-        return bool(self.data.get("rw", {}).get(path, False))
+        return self.open_rw(path).ok
+
+    def open_rw(self, path: str) -> OpenResult:
+        return open_result_from_record(
+            (self.data.get("rw") or {}).get(path), (self.data.get("rw_errno") or {}).get(path)
+        )
+
+    @property
+    def torch_recorded(self) -> bool:
+        """False when collect ran with ``--no-torch``: replay skips torch as collect did."""
+        return bool(self.data.get("torch"))
+
+    def knows(self, path: str) -> bool:
+        """Whether the snapshot holds any answer about ``path`` (an absent path that was
+        never asked about is unknown, not absent)."""
+        d = self.data
+        return (
+            path in (d.get("exists") or {})
+            or path in (d.get("stat") or {})
+            or path in (d.get("links") or {})
+            or path in (d.get("listdir") or {})
+            or self._file(path).exists()
+        )
 
     def disk_total(self, path: str) -> int | None:
         value = self.data.get("disk_total", {}).get(path)
@@ -287,7 +372,10 @@ class SnapshotHost:
 
     def memory(self) -> MemoryInfo | None:
         mem = self.data.get("memory")
-        return MemoryInfo(**mem) if mem else None
+        try:
+            return MemoryInfo(**mem) if mem else None
+        except TypeError:
+            return None
 
     def processes_holding(self, path: str) -> tuple[ProcessInfo, ...]:
         return tuple(
@@ -300,7 +388,49 @@ class SnapshotHost:
             return TorchProbe(
                 python, "unknown", error="the torch probe was not recorded in this snapshot"
             )
-        return TorchProbe.from_dict(rec)
+        try:
+            return TorchProbe.from_dict(rec)
+        except (TypeError, ValueError, AttributeError):
+            return TorchProbe(python, "unknown", error="the recorded torch probe is malformed")
+
+
+FILE_LIMIT = 4 * 1024 * 1024
+"""Bytes of one recorded file the replay reads (the live host reads no more either)."""
+MAX_DIR_ENTRIES = 10_000
+_TABLES = (
+    "stat",
+    "exists",
+    "listdir",
+    "links",
+    "rw",
+    "rw_errno",
+    "disk_total",
+    "processes_holding",
+)
+
+
+def _sane(data: dict[str, Any], meta: Path) -> dict[str, Any]:
+    """``data`` with every table of the expected type (a fuzzed file gets one clear line)."""
+    out = dict(data)
+    for key in _TABLES:
+        value = out.get(key)
+        if value is None:
+            out[key] = {}
+        elif not isinstance(value, dict):
+            raise InputError(f"{meta}: '{key}' must be a mapping, not {type(value).__name__}")
+    for key in ("user", "env"):
+        value = out.get(key) or {}
+        if not isinstance(value, dict):
+            raise InputError(f"{meta}: '{key}' must be a mapping, not {type(value).__name__}")
+        out[key] = value
+    commands = out.get("commands") or []
+    if not isinstance(commands, list):
+        raise InputError(f"{meta}: 'commands' must be a list")
+    out["commands"] = [c for c in commands if isinstance(c, dict)]
+    for key in ("memory", "torch"):
+        if out.get(key) is not None and not isinstance(out[key], dict):
+            raise InputError(f"{meta}: '{key}' must be a mapping or null")
+    return out
 
 
 def snapshot_meta(directory: str | Path) -> dict[str, Any]:
@@ -313,6 +443,7 @@ def snapshot_meta(directory: str | Path) -> dict[str, Any]:
         "listdir",
         "links",
         "rw",
+        "rw_errno",
         "env",
         "torch",
         "processes_holding",

@@ -213,7 +213,19 @@ def probe_torch(python: str, timeout: float = 30.0) -> TorchProbe:
                 data = json.loads(line[len(_MARK) :])
             except ValueError:
                 break
-            return _from_child(python, data, took)
+            if not isinstance(data, dict):
+                break
+            try:
+                return _from_child(python, data, took)
+            except (TypeError, ValueError, AttributeError):
+                # A child that lies (wrong types in its JSON) is reported, never trusted.
+                return TorchProbe(
+                    python,
+                    "unknown",
+                    error="probe printed a malformed result",
+                    duration=took,
+                    stage=stage,
+                )
     sig = _signal_name(res.returncode)
     tail = (res.stderr.strip().splitlines() or [""])[-1][:300]
     why = f"killed by {sig}" if sig else f"exit status {res.returncode}"

@@ -29,6 +29,8 @@ class FileEdit:
     """Content when the plan was made; apply refuses if the file changed since."""
     after: bytes
     needs_root: bool = False
+    new_dirs: tuple[str, ...] = ()
+    """Directories apply creates for a new file (outermost first); undo removes them if empty."""
 
     def undo_text(self) -> str:
         verb = "delete" if self.before is None else "restore"

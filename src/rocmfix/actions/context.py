@@ -165,10 +165,12 @@ def _properties(path: Path) -> dict[str, int]:
 
 def read_command(argv: tuple[str, ...], timeout: float = 15.0) -> tuple[int, str] | None:
     """Run a read-only command for planning: (exit status, stdout), or None if it cannot run."""
-    import subprocess
+    from rocmfix import children
 
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        done = children.run(argv, timeout)
+    except OSError:
         return None
-    return done.returncode, done.stdout
+    if done.timed_out or done.returncode is None:
+        return None
+    return done.returncode, done.stdout.decode("utf-8", "replace")

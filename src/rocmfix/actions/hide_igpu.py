@@ -54,6 +54,6 @@ class HideIgpu(Action):
         if params.get("venv"):
             target = shellrc.venv_activate(str(params["venv"]))
             return edit_plan(plan_id, cls.id, full, target, "bash", {VARIABLE: value}, notes)
-        shell = shellrc.detect_shell(ctx.env)
+        shell = shellrc.supported_shell(ctx.env)
         target = shellrc.startup_file(shell, ctx.home, ctx.env)
         return edit_plan(plan_id, cls.id, full, target, shell, {VARIABLE: value}, notes)

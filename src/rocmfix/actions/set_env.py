@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from rocmfix import safeio
 from rocmfix.actions import fsops, shellrc, validate
 from rocmfix.actions.base import Action, FileEdit, Plan
 from rocmfix.actions.context import Context
@@ -30,7 +31,8 @@ class SetEnv(Action):
             raise ActionError("set-env needs at least one NAME=VALUE (or --unset NAME)")
         clean: dict[str, object] = {}
         for name, value in variables.items():
-            clean[validate.env_name(name)] = validate.env_value(name, value, ctx)
+            checked = validate.env_name(name)
+            clean[checked] = validate.env_value(checked, value, ctx)
         if params.get("venv"):
             clean["venv"] = str(shellrc.venv_activate(str(params["venv"])).parent.parent)
         if params.get("session"):
@@ -48,7 +50,8 @@ class SetEnv(Action):
                 " `deactivate` does not unset them",
             )
         else:
-            shell = shellrc.detect_shell(ctx.env)
+            pick = shellrc.detect_shell if params.get("session") else shellrc.supported_shell
+            shell = pick(ctx.env)
             target = shellrc.startup_file(shell, ctx.home, ctx.env)
         if params.get("session"):
             lines = tuple(shellrc.line_for(shell, n, v) for n, v in changes.items())  # type: ignore[arg-type]  # validated str | None
@@ -77,14 +80,44 @@ def edit_plan(
 ) -> Plan:
     """A plan with one file edit, or none when the file already says exactly this."""
     real = os.path.realpath(target)
-    before = fsops.read_bytes(real)
-    after = shellrc.edit((before or b"").decode("utf-8"), shell, changes).encode("utf-8")
+    before = read_startup_file(real, str(target))
+    text = (before or b"").decode("utf-8", "surrogateescape")
+    after = shellrc.edit(text, shell, changes).encode("utf-8", "surrogateescape")
     if after == before:
         return Plan(
             plan_id, action, params, (), notes=notes + (f"{real} already has these values",)
         )
+    if before is not None and not os.access(real, os.W_OK):
+        mode = os.stat(real).st_mode & 0o777
+        notes += (
+            f"{real} is read-only (mode {mode:04o}); rocmfix replaces it as a whole"
+            " and keeps that mode",
+        )
     notes += (f"open a new terminal (or `source {target}`) for the change to take effect",)
-    return Plan(plan_id, action, params, (FileEdit(real, before, after),), notes=notes)
+    return Plan(
+        plan_id,
+        action,
+        params,
+        (FileEdit(real, before, after, new_dirs=fsops.missing_dirs(real)),),
+        notes=notes,
+    )
+
+
+STARTUP_MAX = 512 * 1024 * 1024
+"""A shell startup file is never this large; reading more would only cost memory."""
+
+
+def read_startup_file(real: str, shown: str) -> bytes | None:
+    """Content of the (resolved) startup file, None when absent; ActionError when unusable."""
+    if not os.path.lexists(real):
+        return None
+    try:
+        return safeio.read_bytes(real, STARTUP_MAX)
+    except OSError as err:
+        raise ActionError(
+            f"cannot edit {shown}: {safeio.describe(err)}",
+            hint="fix or remove that file, or use --session to print the lines instead",
+        ) from None
 
 
 def device_notes(changes: Mapping[str, object], ctx: Context) -> tuple[str, ...]:

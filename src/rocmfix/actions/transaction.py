@@ -9,6 +9,7 @@ user edited since, unless forced, and then keeps that newer copy as well.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import subprocess
@@ -19,13 +20,16 @@ from rocmfix.actions import fsops
 from rocmfix.actions.base import FileEdit, Move, Plan, Step
 from rocmfix.actions.context import state_dir
 from rocmfix.actions.journal import (
+    DAMAGED,
     JournalRecord,
     backup_dir,
     locked,
     read_history,
     sha,
+    valid_id,
     write_begin,
     write_event,
+    write_private,
 )
 from rocmfix.errors import ActionError
 
@@ -72,21 +76,27 @@ def apply_plan(
                 _do(step, runner)
             except (OSError, ActionError) as err:
                 failures = _rollback(done, runner)
-                write_event(state, plan.id, "rolled-back", error=str(err), failures=failures)
-                msg = getattr(err, "message", None) or str(err)
+                msg = getattr(err, "message", None) or getattr(err, "strerror", None) or str(err)
+                try:
+                    write_event(state, plan.id, "rolled-back", error=msg, failures=failures)
+                except OSError as jerr:
+                    failures.append(f"the journal could not record the rollback ({jerr.strerror})")
                 raise ActionError(
                     f"{plan.action}: step {n} failed ({msg}); "
                     f"{len(done)} earlier change(s) rolled back",
                     hint="; ".join(failures) or None,
                 ) from None
             done.append(step)
-        write_event(state, plan.id, "applied")
+        # If this line cannot be written, the begin line and backups are on disk:
+        # undo finds the record as incomplete and reverses the steps that took effect.
+        with contextlib.suppress(OSError):
+            write_event(state, plan.id, "applied")
     return find_record(state, plan.id)
 
 
 def _preflight(steps: tuple[Step, ...]) -> None:
     for step in steps:
-        if isinstance(step, FileEdit) and fsops.read_bytes(step.path) != step.before:
+        if isinstance(step, FileEdit) and _current(step.path) != step.before:
             raise ActionError(
                 f"{step.path} changed since the plan was made",
                 hint="run the command again to see a fresh plan",
@@ -96,6 +106,21 @@ def _preflight(steps: tuple[Step, ...]) -> None:
                 raise ActionError(f"{step.src} no longer exists", hint="run the command again")
             if os.path.lexists(step.dst):
                 raise ActionError(f"backup destination {step.dst} already exists")
+
+
+def _current(path: str) -> bytes | None:
+    """What ``path`` holds now (None: absent); ActionError when it cannot be read as a file."""
+    from rocmfix import safeio
+    from rocmfix.actions.set_env import STARTUP_MAX
+
+    if not os.path.lexists(path):
+        return None
+    try:
+        return safeio.read_bytes(path, STARTUP_MAX)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise ActionError(f"cannot read {path}: {safeio.describe(err)}") from None
 
 
 def _do(step: Step, runner: Runner) -> None:
@@ -111,6 +136,7 @@ def _reverse(step: Step, runner: Runner) -> None:
     if isinstance(step, FileEdit):
         if step.before is None:
             fsops.remove(step.path)
+            fsops.remove_new_dirs(step.new_dirs)
         else:
             fsops.atomic_write(step.path, step.before)
     elif isinstance(step, Move):
@@ -136,6 +162,8 @@ def history(state: Path | None = None) -> tuple[JournalRecord, ...]:
 
 def find_record(state: Path, record_id: str) -> JournalRecord:
     """The record with ``record_id`` (``last``: the newest undoable one)."""
+    if record_id != "last":
+        valid_id(record_id)
     records = read_history(state)
     if record_id == "last":
         live = [r for r in records if r.undoable]
@@ -158,6 +186,11 @@ def undo(
     state = state or default_state()
     with locked(state):
         record = find_record(state, record_id)
+        if record.damage and record.status == DAMAGED:
+            raise ActionError(
+                f"{record.id} ({record.action}) cannot be undone: {record.damage}",
+                hint="nothing was changed; restore the backup folder or undo the change by hand",
+            )
         if not record.undoable:
             raise ActionError(f"{record.id} ({record.action}) is {record.status}; nothing to undo")
         live = [
@@ -174,9 +207,21 @@ def undo(
             )
         keep = backup_dir(state, record.id)
         for n, step in reversed(live):
-            _set_aside(step, keep / f"{n}.newer")
-            _reverse(step, runner)
-        write_event(state, record.id, "undone")
+            try:
+                _set_aside(step, keep / f"{n}.newer")
+                _reverse(step, runner)
+            except OSError as err:
+                raise ActionError(
+                    f"undo of {record.id} stopped at step {n + 1}: {err.strerror or err}",
+                    hint="later steps were undone; run `rocmfix undo` again once fixed",
+                ) from None
+        try:
+            write_event(state, record.id, "undone")
+        except OSError as err:
+            raise ActionError(
+                f"{record.id} was undone, but the journal could not record it ({err.strerror})",
+                hint="free space in rocmfix's state directory",
+            ) from None
     return find_record(state, record.id)
 
 
@@ -184,7 +229,11 @@ def _conflicts(steps: tuple[Step, ...]) -> list[str]:
     out = []
     for step in steps:
         if isinstance(step, FileEdit):
-            now = fsops.read_bytes(step.path)
+            try:
+                now = _current(step.path)
+            except ActionError as err:
+                out.append(f"{step.path}: {err.message}")
+                continue
             if sha(now) != sha(step.after):
                 out.append(_diff(step.path, step.after, now))
         elif isinstance(step, Move) and os.path.lexists(step.src):
@@ -205,10 +254,9 @@ def _diff(path: str, ours: bytes, now: bytes | None) -> str:
 def _set_aside(step: Step, dest: Path) -> None:
     """Under --force, keep what would be overwritten so that nothing is lost."""
     if isinstance(step, FileEdit):
-        now = fsops.read_bytes(step.path)
+        now = _current(step.path)
         if now is not None and sha(now) != sha(step.after):
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(now)
+            write_private(dest, now)
     elif isinstance(step, Move) and os.path.lexists(step.src) and os.path.lexists(step.dst):
         fsops.move(step.src, dest)
 
@@ -216,7 +264,10 @@ def _set_aside(step: Step, dest: Path) -> None:
 def _was_done(step: Step) -> bool:
     """For a record interrupted midway: whether this step had taken effect."""
     if isinstance(step, FileEdit):
-        return fsops.read_bytes(step.path) == step.after
+        try:
+            return _current(step.path) == step.after
+        except ActionError:
+            return False
     if isinstance(step, Move):
         return os.path.lexists(step.dst)
     return True

@@ -42,6 +42,42 @@ NEVER_SET = frozenset(
 )
 """Variables that change how every shell or program starts: only removal is offered."""
 
+SETTABLE_PREFIXES = (
+    "HSA_",
+    "HIP_",
+    "ROCR_",
+    "AMD_",
+    "GPU_",
+    "MIOPEN_",
+    "ROCBLAS_",
+    "HIPBLASLT_",
+    "TENSILE_",
+    "PYTORCH_",
+    "TORCH_",
+    "NCCL_",
+    "RCCL_",
+)
+"""A fix may set only the runtime knobs of the ROCm stack and PyTorch (an allow-list).
+
+A KB file or a pasted "fix" that could set ``LD_AUDIT``, ``PYTHONPATH``,
+``NODE_OPTIONS`` or ``PIP_INDEX_URL`` could make every later program run its
+code; none of those start with these prefixes.
+"""
+SETTABLE_NAMES = frozenset({"CUDA_VISIBLE_DEVICES", "DISABLE_ADDMM_CUDA_LT"})
+"""Variables outside the prefixes that ROCm builds of PyTorch read."""
+_LOADS_SOMETHING = re.compile(
+    r"(?:_PATH|_DIR|_DIRS|_HOME|_ROOT|_FILE|_LIB|_LIBS|_LIBRARY|_SO|_CMD|_COMMAND|_EXE|_OUT)$"
+    r"|PLUGIN|PRELOAD|_LIBRARY_"
+)
+"""Names whose value is a location to load or run from (HSA_TOOLS_LIB, NCCL_NET_PLUGIN,
+ROCM_PATH-like): even inside the prefixes, a fix must not point them anywhere."""
+
+
+def settable(name: str) -> bool:
+    """Whether a fix may give ``name`` a value (any valid name may be removed)."""
+    allowed = name in SETTABLE_NAMES or name.startswith(SETTABLE_PREFIXES)
+    return allowed and name not in NEVER_SET and not _LOADS_SOMETHING.search(name)
+
 
 def env_name(name: object) -> str:
     """``name`` if it is an upper-case environment variable name."""
@@ -62,6 +98,11 @@ def plain_value(name: str, value: object) -> str:
         raise ActionError(
             f"{name}: value {m.group(0)} was never filled in",
             hint="give the value yourself (NAME=VALUE) or use --from-log FILE",
+        )
+    if not text.isascii():
+        raise ActionError(
+            f"refusing {name}={text!r}: it contains non-ASCII characters",
+            hint="the ROCm and PyTorch variables rocmfix sets take plain ASCII values",
         )
     if not SAFE_VALUE.fullmatch(text):
         bad = "".join(sorted({c for c in text if not SAFE_VALUE.fullmatch(c)}))
@@ -108,10 +149,11 @@ def env_value(name: str, value: object, ctx: Context) -> str | None:
     """Validate one NAME=VALUE of set-env; None means "remove the variable"."""
     if value is None:
         return None
-    if name in NEVER_SET:
+    if not settable(name):
         raise ActionError(
-            f"rocmfix does not set {name}; it can only remove it",
-            hint=f"use --unset {name} to remove it",
+            f"rocmfix does not set {name}; a fix may set only ROCm, HIP, HSA, MIOpen, PyTorch"
+            " and NCCL/RCCL runtime variables (not ones that name a path, library or plugin)",
+            hint=f"use --unset {name} to remove it, or set it yourself if you mean it",
         )
     text = plain_value(name, value)
     if name == "HSA_OVERRIDE_GFX_VERSION" or name.startswith("HSA_OVERRIDE_GFX_VERSION_"):

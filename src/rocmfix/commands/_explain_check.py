@@ -54,10 +54,21 @@ def confirm_with_checks(
             verdict, why = "ruled out", ruling_out
         else:
             verdict, why = "not confirmed", []
+        summary = "; ".join(r.summary for r in why)
+        if not why:
+            # Checks that failed for another cause (no GPU at all, a CPU-only torch) are news,
+            # not "nothing either way".
+            bad = [r for r in mine if r.status.value in ("fail", "warn", "error")]
+            others = sorted({k for r in bad for k in r.kb_ids if k != m.entry.id})
+            summary = (
+                "; ".join(f"{r.id} {r.status.value}: {r.summary}" for r in bad)
+                + (f" (points to {', '.join(others)} instead)" if others else "")
+                if bad
+                else "the checks it names found nothing either way"
+            )
         verdicts[m.entry.id] = {
             "verdict": verdict,
-            "summary": "; ".join(r.summary for r in why)
-            or "the checks it names found nothing either way",
+            "summary": summary,
             "fix": next((r.fix for r in confirming if r.fix), None),
             "checks": [{"id": r.id, "status": r.status.value, "summary": r.summary} for r in mine],
         }

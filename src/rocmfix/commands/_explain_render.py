@@ -72,6 +72,11 @@ _LABELS = {
 def _fix_command(fix: Any) -> str | None:
     if not fix.action:
         return None
+    from rocmfix.actions import ACTIONS
+
+    if fix.action not in ACTIONS:
+        # A user KB file can name anything; never dress it up as a command to run.
+        return f"(unknown fix action {fix.action[:60]!r}: not built into rocmfix, nothing to run)"
     parts = ["rocmfix", "fix", fix.action]
     for key, value in fix.params.items():
         if isinstance(value, (list, tuple)):

@@ -26,7 +26,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--out", required=True, metavar="DIR", help="directory to write (must be new or empty)"
     )
     parser.add_argument(
-        "--python", metavar="PATH", help="interpreter whose torch to probe (default: this one)"
+        "--python",
+        metavar="PATH",
+        help="interpreter whose torch to probe (default: the active venv/conda env, else python3 "
+        "on PATH if it has torch, else rocmfix's own)",
     )
     parser.add_argument("--no-torch", action="store_true", help="do not probe torch")
     parser.add_argument(
@@ -38,6 +41,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rocmfix import probes
     from rocmfix.host import LocalHost
+    from rocmfix.redact import Redactor, learn_tree, scrub_tree
+    from rocmfix.report import known_identity
     from rocmfix.snapshot import RecordingHost
 
     out = Path(args.out)
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--out {out}: exists and is not an empty directory", hint="choose a new directory"
         )
-    python = python_path(args.python)
+    python = python_path(args.python) if args.python or not args.no_torch else sys.executable
     rec = RecordingHost(LocalHost())
     results = probes.run_checks(
         rec, python=python, timeout=args.timeout, want_torch=not args.no_torch
@@ -56,9 +61,13 @@ def run(args: argparse.Namespace) -> int:
             out,
             python,
             extra={"created": created, "rocmfix_version": __version__, "source": "rocmfix collect"},
+            redactor=Redactor(*known_identity(rec.inner, live=True)),
         )
+        doctor = Redactor(*known_identity(rec.inner, live=True))
+        report_json = probes.to_json(results)
+        learn_tree([rec.files, rec.commands, report_json], doctor)
         (out / "doctor.json").write_text(
-            json.dumps(probes.to_json(results), indent=1) + "\n", encoding="utf-8"
+            json.dumps(scrub_tree(report_json, doctor), indent=1) + "\n", encoding="utf-8"
         )
     except OSError as exc:
         raise InputError(f"cannot write snapshot to {out}: {exc.strerror}") from None
@@ -76,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(
-            f"Snapshot written to {out} ({files} files, {len(rec.commands)} command outputs; secrets masked)."
+            f"Snapshot written to {out} ({files} files, {len(rec.commands)} command outputs;"
+            " identities and secrets redacted as in `rocmfix report`; read it before sharing)."
         )
         print(f"Replay it with: rocmfix doctor --snapshot {out}", file=sys.stderr)
     return 0

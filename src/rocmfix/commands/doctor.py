@@ -50,7 +50,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="diagnose a snapshot from `rocmfix collect` instead of this machine",
     )
     parser.add_argument(
-        "--python", metavar="PATH", help="interpreter whose torch to probe (default: this one)"
+        "--python",
+        metavar="PATH",
+        help="interpreter whose torch to probe (default: the active venv/conda env, else python3 "
+        "on PATH if it has torch, else rocmfix's own)",
     )
     parser.add_argument(
         "--no-torch", action="store_true", help="skip the torch probe and the checks that need it"
@@ -72,9 +75,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rocmfix import probes
-    from rocmfix.commands._target import pick_target
+    from rocmfix.commands._target import pick_target, python_choice
 
-    host, python = pick_target(args.snapshot, args.python)
+    host, python = pick_target(args.snapshot, args.python, want_torch=not args.no_torch, lazy=True)
+    probed = not args.no_torch and getattr(host, "torch_recorded", True)
     results = probes.run_checks(
         host,
         ids=args.check,
@@ -83,8 +87,12 @@ def run(args: argparse.Namespace) -> int:
         want_torch=not args.no_torch,
         torch_timeout=args.torch_timeout,
     )
+    if callable(python):
+        python = python()  # resolved by the probe already; cached
     if args.json:
         doc = probes.to_json(results)
+        if probed:
+            doc["python"] = {"path": python, "chosen_as": python_choice(python)}
         if not args.snapshot:
             # Names the node when many machines' results are summarized (rocmfix fleet);
             # `rocmfix report` redacts it before anything is shared.
@@ -93,7 +101,12 @@ def run(args: argparse.Namespace) -> int:
             doc["host"] = socket.gethostname()
         sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     else:
-        render(results, verbose=args.verbose, source=args.snapshot)
+        render(
+            results,
+            verbose=args.verbose,
+            source=args.snapshot,
+            python=f"{python} ({python_choice(python)})" if probed else None,
+        )
     return probes.exit_code(results)
 
 
@@ -121,7 +134,12 @@ def _wrap(text: str, indent: str, width: int) -> list[str]:
     ) or [indent]
 
 
-def render(results: tuple[Any, ...], verbose: bool = False, source: str | None = None) -> None:
+def render(
+    results: tuple[Any, ...],
+    verbose: bool = False,
+    source: str | None = None,
+    python: str | None = None,
+) -> None:
     """Print the checklist and the closing verdict (80 columns, colour only on a TTY)."""
     # Plain ANSI rather than rich: importing and starting rich costs ~100 ms,
     # a third of the start-up budget of `rocmfix doctor --no-torch`.
@@ -132,6 +150,8 @@ def render(results: tuple[Any, ...], verbose: bool = False, source: str | None =
     lines = [
         paint("rocmfix doctor", "bold") + f" ({'snapshot ' + source if source else 'this machine'})"
     ]
+    if python:
+        lines.append(f"torch probed in {python}")
     for res in results:
         mark, style = MARKS[res.status.value]
         first, *rest = _wrap(f"{res.title}: {res.summary}", "", width - 2)

@@ -58,7 +58,7 @@ def default_lang() -> str:
 
 
 def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # returns matcher.Explanation
-    from rocmfix.extract import open_input
+    from rocmfix.extract import open_input, open_log
     from rocmfix.kb.loader import load_kb
     from rocmfix.kb.matcher import matcher_for
 
@@ -76,7 +76,8 @@ def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # retur
         with open_input(args.file) as stream:
             result = matcher.explain_stream(stream)
     elif args.text == ["-"]:
-        result = matcher.explain_stream(sys.stdin.buffer)
+        # gzip/xz/bzip2 on a pipe are decompressed; a closed stdin is a clear error
+        result = matcher.explain_stream(open_log("-"))
     else:
         result = matcher.explain_text(" ".join(args.text))
     # Over 30% control bytes or invalid UTF-8 in the first block: a core file or an

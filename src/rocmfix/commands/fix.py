@@ -154,14 +154,18 @@ def _kb_offers(
 
 
 def _log_params(path: str, entry_id: str, kb: Any) -> dict[str, str]:
-    from rocmfix.kb.matcher import explain_text
+    from rocmfix import safeio
+    from rocmfix.kb.matcher import matcher_for
 
+    # Streamed with bounded memory (a 2 GB log, a gzip bomb); a FIFO or a device
+    # such as /dev/zero is refused instead of read forever.
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        with safeio.open_log(path) as stream:
+            explanation = matcher_for(kb).explain_stream(stream)
     except OSError as err:
-        raise InputError(f"cannot read {path}: {err.strerror}") from None
-    explanation = explain_text(text, kb)
+        raise InputError(f"cannot read {path}: {safeio.describe(err)}") from None
+    if explanation.excerpt.binary and not explanation.matches:
+        raise InputError(f"{path}: looks like binary data, not a text log")
     for match in explanation.matches:
         if match.entry.id == entry_id:
             return dict(match.params)
@@ -221,7 +225,7 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
 def _verify(ctx: Context) -> int:
     from rocmfix.verify import run_verify
 
-    result = run_verify(python=ctx.python)
+    result = run_verify(python=ctx.python, level="standard")  # the same level as the TUI's
     if result.ok:
         print("verify: recovered (the GPU test passes)")
         return int(ExitCode.OK)

@@ -20,9 +20,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocmfix.actions import history
+    import sys
 
-    records = history()
+    from rocmfix.actions.journal import read_history_checked
+    from rocmfix.actions.transaction import default_state
+
+    records, problems = read_history_checked(default_state())
+    for problem in problems:
+        print(f"rocmfix: warning: {problem}", file=sys.stderr)
     if args.json:
         rows = [
             {
@@ -30,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
                 "time": r.time,
                 "action": r.action,
                 "status": r.status,
+                "damage": r.damage,
                 "params": dict(r.params),
                 "steps": [s.render() for s in r.steps],
             }

@@ -35,6 +35,13 @@ def run(args: argparse.Namespace) -> int:
     if args.id and args.last:
         raise InputError("give either an id or --last, not both")
     record = find_record(default_state(), args.id or "last")
+    if record.damage and not record.undoable:
+        from rocmfix.errors import ActionError
+
+        raise ActionError(
+            f"{record.id} ({record.action}) cannot be undone: {record.damage}",
+            hint="nothing was changed; see `rocmfix history`",
+        )
     print(f"undo {record.id}: {record.action} ({record.status}, {record.time})")
     for step in reversed(record.steps):
         print(f"  {step.undo_text()}")

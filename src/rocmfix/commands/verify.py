@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rocmfix.errors import ExitCode
-from rocmfix.verify import DEFAULT_TIMEOUT, STAGES, StageEvent, run_verify
+from rocmfix.verify import DEFAULT_LEVEL, DEFAULT_TIMEOUT, LEVELS, STAGES, StageEvent, run_verify
 
 
 def _device_arg(value: str) -> str:
@@ -40,8 +40,27 @@ def _size_arg(value: str) -> int:
     raise argparse.ArgumentTypeError(f"expected a matrix size from 256 to 32768, not {value!r}")
 
 
+def levels_help() -> str:
+    """One paragraph per level: its stages and what it should take."""
+    lines = ["levels:"]
+    for level in LEVELS.values():
+        lines.append(f"  {level.name}: {', '.join(level.stages)}")
+        lines.append(f"    ({level.expected})")
+    return "\n".join(lines)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Options of ``rocmfix verify``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = ((parser.epilog + "\n\n") if parser.epilog else "") + levels_help()
+    parser.add_argument(
+        "--level",
+        default=DEFAULT_LEVEL,
+        choices=list(LEVELS),
+        help="quick: runtime and small matmuls; standard (default): + timed matmul, conv2d "
+        "through MIOpen, a mixed-precision training step; full: + nccl process group, "
+        "torch.compile, most of the free memory (see the list below)",
+    )
     parser.add_argument(
         "--python",
         default=sys.executable,
@@ -70,14 +89,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="square size of the timed matmul (default 8192; smaller when memory is short)",
     )
     parser.add_argument(
+        "--deadline",
+        default=None,
+        type=_timeout_arg,
+        metavar="SECONDS",
+        help="stop the whole run after this long, however busy the child looks "
+        "(default: --timeout plus the level's budget)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print one rocmfix.verify/1 JSON object"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the verify child and report; 0 when the GPU passed, 1 otherwise."""
+    common = {"level": args.level, "deadline": args.deadline, "size": args.size}
     if args.json:
-        result = run_verify(args.python, args.timeout, args.device, size=args.size)
+        result = run_verify(args.python, args.timeout, args.device, **common)
         print(json.dumps(result.to_json(), indent=2))
     else:
         # rich is imported only for the table: --json stays quick to start.
@@ -85,14 +113,14 @@ def run(args: argparse.Namespace) -> int:
 
         from rocmfix.verify.render import render
 
-        with _live_progress() as on_stage:
-            result = run_verify(args.python, args.timeout, args.device, on_stage, size=args.size)
+        with _live_progress(args.level) as on_stage:
+            result = run_verify(args.python, args.timeout, args.device, on_stage, **common)
         Console(highlight=False).print(render(result))
     return int(ExitCode.OK if result.ok else ExitCode.PROBLEMS_FOUND)
 
 
 @contextmanager
-def _live_progress() -> Iterator[Callable[[StageEvent], None] | None]:
+def _live_progress(level: str) -> Iterator[Callable[[StageEvent], None] | None]:
     """A spinner on stderr naming the running stage; nothing when stderr is not a terminal."""
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -101,7 +129,7 @@ def _live_progress() -> Iterator[Callable[[StageEvent], None] | None]:
     if not err.is_terminal:
         yield None
         return
-    order = list(STAGES)
+    order = list(LEVELS[level].stages)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task(f"running: {STAGES['import']}", total=None)

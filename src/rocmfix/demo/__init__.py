@@ -76,7 +76,12 @@ def verify_from_json(data: dict[str, Any]) -> Any:
         python=str(data.get("python", "")),
         stages=tuple(
             StageEvent(
-                s["stage"], bool(s["ok"]), float(s["seconds"]), s.get("device"), s.get("detail", "")
+                s["stage"],
+                bool(s["ok"]),
+                float(s["seconds"]),
+                s.get("device"),
+                s.get("detail", ""),
+                dict(s.get("data") or {}),
             )
             for s in data.get("stages", ())
         ),
@@ -107,4 +112,7 @@ def verify_from_json(data: dict[str, Any]) -> Any:
         notes=tuple(data.get("notes") or ()),
         elapsed=float(data.get("elapsed") or 0.0),
         child_elapsed=data.get("child_elapsed"),
+        level=str(data.get("level") or "standard"),
+        env=dict(data.get("env") or {}),
+        kb_hints=tuple(data.get("kb_hints") or ()),
     )

@@ -16,18 +16,26 @@ path, size and mtime and by the rocmfix version, so an edited YAML is re-read.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import pickle
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 
-from rocmfix import __version__
+from rocmfix import __version__, safeio
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
-from rocmfix.kb.schema import SCHEMA, parse_kb_text  # noqa: F401 - parse_kb_text is part of this API
+
+
+def __getattr__(name: str) -> object:
+    # yaml is imported only when a KB file is parsed, not on a cache hit.
+    if name in ("SCHEMA", "parse_kb_text"):
+        from rocmfix.kb import schema  # noqa: PLC0415
+
+        return getattr(schema, name)
+    raise AttributeError(name)
 
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -38,6 +46,11 @@ def builtin_kb_path() -> Path:
     checkout = Path(__file__).resolve().parents[3] / "kb" / "errors.yaml"
     if checkout.is_file():
         return checkout
+    packaged = Path(__file__).with_name("errors.yaml")
+    if packaged.is_file():
+        return packaged
+    from importlib import resources  # noqa: PLC0415 - a zipped install
+
     return Path(str(resources.files("rocmfix.kb").joinpath("errors.yaml")))
 
 
@@ -54,20 +67,23 @@ def _cache_dir() -> Path:
 def read_kb_file(path: Path) -> tuple[Entry, ...]:
     """Read and validate one KB file. Raises KbError for any problem."""
     try:
-        size = path.stat().st_size
-        if size > _MAX_FILE_BYTES:
-            raise KbError(f"{path}: {size} bytes is too large for a KB file")
-        raw = path.read_bytes()
+        # Opened non-blocking and checked on the descriptor: a kb.d entry that is a
+        # FIFO or a link to /dev/zero must not hang or exhaust memory.
+        raw = safeio.read_bytes(path, _MAX_FILE_BYTES)
     except FileNotFoundError:
         raise KbError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise KbError(f"{path}: is a directory, expected a YAML file") from None
     except OSError as err:
-        raise KbError(f"{path}: cannot read ({err.strerror})") from None
+        if err.errno == errno.EFBIG:
+            raise KbError(f"{path}: too large for a KB file ({safeio.describe(err)})") from None
+        raise KbError(f"{path}: cannot read ({safeio.describe(err)})") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise KbError(f"{path}: not UTF-8 text") from None
+    from rocmfix.kb.schema import parse_kb_text  # noqa: PLC0415 - yaml only on a cache miss
+
     return parse_kb_text(text, str(path))
 
 
@@ -75,7 +91,7 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
 
 
 def _cache_key(paths: Sequence[Path]) -> str:
-    h = hashlib.sha256(__version__.encode())
+    h = hashlib.sha256(f"{__version__}\0kb-cache-2".encode())
     for p in paths:
         try:
             st = p.stat()

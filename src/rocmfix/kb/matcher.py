@@ -38,6 +38,7 @@ from rocmfix.extract import (
     extract_stream,
     extract_text,
     make_engine,
+    split_lines,
 )
 from rocmfix.kb import symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
@@ -142,18 +143,131 @@ class Explanation:
 
 
 class _CompiledEntry:
-    __slots__ = ("entry", "sigs", "excludes", "extract")
+    __slots__ = ("entry", "sigs", "excludes", "_extract")
 
-    def __init__(self, entry: Entry):
+    def __init__(self, entry: Entry, gate: _Gate):
         self.entry = entry
-        self.sigs = tuple((s, _compile(s)) for s in entry.signatures)
-        self.excludes = tuple(_compile(s) for s in entry.excludes)
-        self.extract = tuple((x.name, re.compile(x.regex)) for x in entry.extract)
+        self.sigs = tuple((s, _LazyRx(s, gate)) for s in entry.signatures)
+        self.excludes = tuple(_LazyRx(s, gate) for s in entry.excludes)
+        self._extract: tuple[tuple[str, re.Pattern[str]], ...] | None = None
+
+    @property
+    def extract(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        if self._extract is None:  # only matched entries fill in values
+            self._extract = tuple((x.name, re.compile(x.regex)) for x in self.entry.extract)
+        return self._extract
 
 
 def _compile(sig: Signature) -> re.Pattern[str]:
     source = re.escape(sig.pattern) if sig.literal else sig.pattern
     return re.compile(source, re.IGNORECASE if sig.ignore_case else 0)
+
+
+class _Gate:
+    """Which signatures can match the text being explained (a literal prefilter).
+
+    Compiling every signature costs more than a one-line explain should take,
+    so a signature is compiled only when one of the literal texts every match
+    of it must contain occurs in the input (see :mod:`rocmfix.kb.literals`).
+    """
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.lower: str | None = None
+
+    def open_for(self, texts: Iterable[str]) -> None:
+        joined = "\n".join(texts)
+        self.text = joined
+        self.lower = joined.lower() if joined.isascii() else None
+
+    def may_match(self, needles: tuple[str, ...] | None, icase: bool) -> bool:
+        if needles is None or self.text is None:
+            return True
+        if icase:
+            if self.lower is None:  # Unicode case folding: let the regex decide
+                return True
+            return any(n in self.lower for n in needles)
+        return any(n in self.text for n in needles)
+
+
+class _LazyRx:
+    """A signature's regex, compiled on first use and skipped when the gate is shut."""
+
+    __slots__ = ("sig", "gate", "_rx", "needles")
+
+    def __init__(self, sig: Signature, gate: _Gate):
+        self.sig, self.gate, self._rx = sig, gate, None
+        self.needles = _needles(sig)
+
+    @property
+    def pattern(self) -> str:
+        return re.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if not self.gate.may_match(self.needles, self.sig.ignore_case):
+            return None
+        if self._rx is None:
+            self._rx = _compile(self.sig)
+        return self._rx.search(text)
+
+
+def _needles(sig: Signature) -> tuple[str, ...] | None:
+    if sig.literal:
+        lit = sig.pattern.lower() if sig.ignore_case else sig.pattern
+        return (lit,)
+    key = (sig.pattern, sig.ignore_case)
+    if key not in _NEEDLES:
+        from rocmfix.kb.literals import required_literals  # noqa: PLC0415
+
+        found = required_literals(sig.pattern, ignore_case=sig.ignore_case)
+        _NEEDLES[key] = tuple(sorted(found)) if found else None
+    return _NEEDLES[key]
+
+
+_NEEDLES: dict[tuple[str, bool], tuple[str, ...] | None] = {}
+
+
+def _load_needles(kb: KnowledgeBase) -> None:
+    """Fill :data:`_NEEDLES` for ``kb`` from a small on-disk cache (parsing ~600
+    regexes for their literals costs more than the rest of a one-line explain)."""
+    import hashlib  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    import pickle  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    keys = sorted(
+        {(s.pattern, s.ignore_case) for e in kb.entries for s in (*e.signatures, *e.excludes) if not s.literal}
+    )
+    if all(k in _NEEDLES for k in keys):
+        return
+    h = hashlib.sha256(b"needles-1\0")
+    for pattern, icase in keys:
+        h.update(f"{pattern}\0{int(icase)}\0".encode())
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.pickle"
+    try:
+        with path.open("rb") as fh:
+            cached = pickle.load(fh)  # noqa: S301 - our own cache file, keyed by content
+        if isinstance(cached, dict):
+            _NEEDLES.update(cached)
+            return
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
+        pass
+    from rocmfix.kb.literals import required_literals  # noqa: PLC0415
+
+    found = {}
+    for pattern, icase in keys:
+        lits = required_literals(pattern, ignore_case=icase)
+        found[(pattern, icase)] = tuple(sorted(lits)) if lits else None
+    _NEEDLES.update(found)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with tmp.open("wb") as fh:
+            pickle.dump(found, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed
 
 
 class Matcher:
@@ -163,7 +277,9 @@ class Matcher:
         self.kb = kb
         self.use_ranker = use_ranker
         """Combine signature scores with the learned ranker (rocmfix.kb.ranker)."""
-        self._entries = tuple(_CompiledEntry(e) for e in kb.entries)
+        _load_needles(kb)
+        self._gate = _Gate()
+        self._entries = tuple(_CompiledEntry(e, self._gate) for e in kb.entries)
         self._by_id = {e.id: e for e in kb.entries}
         self._symptoms = symptoms.SymptomIndex(kb.entries)
 
@@ -194,6 +310,7 @@ class Matcher:
 
     def _explain(self, excerpt: Excerpt) -> Explanation:
         candidates = _candidates(excerpt)
+        self._gate.open_for(c[1] for c in candidates)
         context = _context(candidates)
         benign_lines = self._benign_lines(candidates)
         # Benign lines only lose weight when the input holds a real error elsewhere;
@@ -346,11 +463,11 @@ def _short_excerpt(text: str) -> Excerpt:
     from rocmfix.extract import TAIL_LINES, _State  # noqa: PLC0415
 
     state = _State()
-    cleaned = [clean_line(raw) for raw in text.split("\n")]
+    cleaned = [clean_line(raw) for raw in split_lines(text)]
     for no, line in enumerate(cleaned, 1):
         if line:
             state.add(line, no, no)
-    n = len(cleaned) - (1 if text.endswith("\n") else 0)
+    n = len(cleaned) - (1 if text.endswith(("\n", "\r")) and len(cleaned) > 1 else 0)
     tail = tuple((i + 1, t) for i, t in enumerate(cleaned) if t)[-TAIL_LINES:]
     return Excerpt(
         bytes=len(text.encode("utf-8", "replace")),

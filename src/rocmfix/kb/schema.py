@@ -98,6 +98,7 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
             raise _Invalid(
                 f"'{field}[{pos}].regex' does not compile: {err}", index, eid, where
             ) from None
+        _check_backtracking(pattern, ignore_case, f"{field}[{pos}].regex", ctx, where)
     weight = raw.get("weight", 1.0 if field == "excludes" else None)
     if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not 0 < weight <= 1:
         raise _Invalid(
@@ -124,6 +125,22 @@ def _signature(raw: Any, field: str, pos: int, ctx: tuple[int, str | None]) -> S
     )
 
 
+def _check_backtracking(
+    pattern: str, ignore_case: bool, name: str, ctx: tuple[int, str | None], where: tuple[Any, ...]
+) -> None:
+    """Refuse a regex that can take exponential or polynomial time on a long line."""
+    from rocmfix.kb.redos import redos_problem  # noqa: PLC0415 - only on a parse, not a cache hit
+
+    problem = redos_problem(pattern, ignore_case)
+    if problem:
+        raise _Invalid(
+            f"'{name}' can backtrack catastrophically on a long line: {problem}",
+            ctx[0],
+            ctx[1],
+            where,
+        )
+
+
 def _fix(raw: Any, pos: int, ctx: tuple[int, str | None]) -> Fix:
     index, eid = ctx
     where = ("fixes", pos)
@@ -138,6 +155,15 @@ def _fix(raw: Any, pos: int, ctx: tuple[int, str | None]) -> Fix:
         raise _Invalid(f"'fixes[{pos}].params' must be a mapping of names", index, eid, where)
     if params and action is None:
         raise _Invalid(f"'fixes[{pos}].params' given without an action", index, eid, where)
+    if action is not None and ({"python", "venv"} & set(params)):
+        # Planning a fix runs the target interpreter (`pip list`): a KB file must
+        # never pick the program that runs, only the user (--python, --venv) may.
+        raise _Invalid(
+            f"'fixes[{pos}].params' may not name an interpreter or venv (python, venv)",
+            index,
+            eid,
+            where,
+        )
     commands = raw.get("commands") or []
     if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
         raise _Invalid(f"'fixes[{pos}].commands' must be a list of strings", index, eid, where)
@@ -208,6 +234,7 @@ def _entry(raw: Any, index: int, origin: str) -> Entry:
             raise _Invalid(
                 f"'extract[{pos}].regex' does not compile: {err}", index, eid, ("extract", pos)
             ) from None
+        _check_backtracking(item["regex"], False, f"extract[{pos}].regex", ctx, ("extract", pos))
         extract.append(Extractor(name=item["name"], regex=item["regex"]))
     fixes_raw = raw.get("fixes") or []
     if not isinstance(fixes_raw, list):

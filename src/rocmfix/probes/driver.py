@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 from rocmfix.probes.gpus import amd_pci_gpus
 from rocmfix.probes.system import is_wsl
 
@@ -35,11 +35,38 @@ _KERNEL_PATTERNS: tuple[tuple[re.Pattern[str], str, str, Status], ...] = (
         "kfd-device-missing",
         Status.FAIL,
     ),
+    # The KFD rejections below are printed by drivers/gpu/drm/amd/amdkfd/kfd_device.c
+    # (kgd2kfd_probe / kgd2kfd_device_init); they are judged per chip in _kfd_rejection.
     (
         re.compile(r"not supported in kfd", re.I),
         "KFD does not support this GPU",
-        "unsupported-gpu-architecture",
+        "kfd-device-missing",
         Status.FAIL,
+    ),
+    (
+        re.compile(r"DID [0-9a-f]{4} is missing in supported_devices", re.I),
+        "this kernel's KFD has no entry for the GPU's device id",
+        "kfd-device-missing",
+        Status.FAIL,
+    ),
+    (
+        re.compile(r"kgd2kfd_probe failed", re.I),
+        "KFD did not take the GPU (kgd2kfd_probe failed)",
+        "kfd-device-missing",
+        Status.FAIL,
+    ),
+    (
+        re.compile(r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics", re.I),
+        "KFD skipped the GPU: the PCIe path lacks atomics",
+        "kfd-device-missing",
+        Status.FAIL,
+    ),
+    # kfd_process.c kfd_process_device_init_vm: a process could not get its GPU VM
+    (
+        re.compile(r"Failed to create process VM object", re.I),
+        "KFD could not create a process's GPU address space",
+        "",
+        Status.WARN,
     ),
     (
         re.compile(r"Fatal error during GPU init|amdgpu: probe of .* failed", re.I),
@@ -105,7 +132,9 @@ def check_amdgpu_module(ctx: Context) -> CheckResult:
         Status.OK,
         f"amdgpu loaded ({origin})",
         evidence=evidence,
-        ruled_out=["amdgpu-dkms-build-failure"] if not version else (),
+        # The DKMS module loaded and live rules its build out; the inbox driver running proves
+        # nothing (a DKMS build that failed for this kernel leaves exactly that).
+        ruled_out=["amdgpu-dkms-build-failure"] if version else (),
     )
 
 
@@ -116,6 +145,8 @@ def _dkms_lines(text: str) -> list[str]:
 @check("dkms-status", "amdgpu-dkms build")
 def check_dkms(ctx: Context) -> CheckResult:
     res = ctx.host.run(["dkms", "status"], timeout=ctx.timeout)
+    if res.unrecorded:
+        return result("dkms-status", Status.SKIP, "`dkms status` was not recorded in this snapshot")
     if res.missing:
         return result("dkms-status", Status.SKIP, "dkms is not installed (inbox driver)")
     if res.timed_out:
@@ -159,10 +190,41 @@ def _kernel_log(ctx: Context) -> tuple[str | None, str]:
     res = ctx.host.run(["dmesg"], timeout=ctx.timeout)
     if res.ok and res.stdout.strip():
         return res.stdout, "dmesg"
+    first = res
     res = ctx.host.run(["journalctl", "-k", "-b", "--no-pager", "-q"], timeout=ctx.timeout)
     if res.ok and res.stdout.strip():
         return res.stdout, "journalctl -k -b"
+    if first.unrecorded and res.unrecorded:
+        return None, "the kernel log was not recorded in this snapshot"
     return None, "dmesg and journalctl -k are not readable (try sudo)"
+
+
+_DID = re.compile(
+    r"DID ([0-9a-f]{4}) is missing|skipped device [0-9a-f]+:([0-9a-f]+), PCI rejects", re.I
+)
+_NAMED = re.compile(r"(?:GC IP ([0-9a-f]{6})|\b([A-Z][A-Z0-9_]+))\s+(?:VF\s+)?not supported in kfd")
+
+
+def _kfd_rejection(lines: list[str]) -> tuple[list[str], str]:
+    """Extra KB ids and a note for KFD rejection lines, judged from the chip they name."""
+    for line in lines:
+        gfx = None
+        m = _DID.search(line)
+        if m:
+            chip = facts.chip_for_pci_id(int(m.group(1) or m.group(2), 16))
+            gfx = chip.gfx if chip else None
+        n = _NAMED.search(line)
+        if n and n.group(2):
+            chip = facts.chip_by_name(n.group(2))
+            gfx = chip.gfx if chip else None
+        if gfx and facts.gfx_unsupported(gfx):
+            return ["unsupported-gpu-architecture"], f"{gfx}: no current ROCm supports it"
+        if n and n.group(1):
+            return (
+                [],
+                "the GPU is newer than this kernel's KFD (a newer kernel or amdgpu-dkms adds it)",
+            )
+    return [], ""
 
 
 @check("kernel-log", "Kernel log")
@@ -172,13 +234,18 @@ def check_kernel_log(ctx: Context) -> CheckResult:
         return result("kernel-log", Status.SKIP, source)
     status, found, kb = Status.OK, [], []
     evidence = []
+    lines = text.splitlines()
+    rejections: list[str] = []
     for pattern, meaning, kb_id, sev in _KERNEL_PATTERNS:
-        hits = [line for line in text.splitlines() if pattern.search(line)]
+        hits = [line for line in lines if pattern.search(line)]
         if hits:
             found.append(f"{meaning} ({len(hits)}x)")
-            kb.append(kb_id)
+            if kb_id:
+                kb.append(kb_id)
             evidence.append(ev(source, hits[-1]))
             status = max(status, sev, key=lambda s: s.rank)
+            if kb_id == "kfd-device-missing" and "firmware" not in meaning:
+                rejections += hits
     if not found:
         return result(
             "kernel-log",
@@ -187,11 +254,21 @@ def check_kernel_log(ctx: Context) -> CheckResult:
             evidence=[ev(source, "no matches")],
             ruled_out=["gpu-hang-or-reset"],
         )
+    extra, note = _kfd_rejection(rejections)
+    fix = "Read the lines above in context: sudo dmesg | grep -iE 'amdgpu|kfd'"
+    if any("atomics" in f for f in found):
+        fix = (
+            "Put the GPU in a CPU-attached slot (not a chipset slot, riser or PCIe switch without "
+            "atomics) on a CPU and board with PCIe 3.0 atomics, and check the BIOS; see "
+            "https://rocm.docs.amd.com/en/latest/understand/More-about-how-ROCm-uses-PCIe-Atomics.html"
+        )
+    elif extra:
+        fix = "No driver setting makes KFD accept this GPU; use an older ROCm stack that supported it, or another GPU."
     return result(
         "kernel-log",
         status,
-        "; ".join(found),
+        "; ".join(found) + (f" ({note})" if note else ""),
         evidence=evidence,
-        kb=kb,
-        fix="Read the lines above in context: sudo dmesg | grep -iE 'amdgpu|kfd'",
+        kb=[*extra, *kb],
+        fix=fix,
     )

@@ -129,6 +129,22 @@ def amd_pci_gpus(host: Host) -> tuple[str, ...]:
     return tuple(out)
 
 
+def pci_chip(host: Host, slot: str) -> tuple[int | None, facts.PciChip | None]:
+    """(PCI device id, the chip amdgpu's pciidlist names for it) of an AMD PCI device."""
+    did = _int(host.read_text(f"{PCI}/{slot}/device"))
+    return did, facts.chip_for_pci_id(did) if did is not None else None
+
+
+def pci_without_kfd(host: Host, gpus: tuple[Gpu, ...]) -> tuple[str, ...]:
+    """AMD PCI GPUs that KFD did not register (no topology node carries their slot)."""
+    if not gpus:
+        return amd_pci_gpus(host)
+    slots = {g.pci_slot for g in gpus if g.pci_slot}
+    if not slots:
+        return ()
+    return tuple(s for s in amd_pci_gpus(host) if s not in slots)
+
+
 @check("gpu-list", "AMD GPUs")
 def check_gpu_list(ctx: Context) -> CheckResult:
     from rocmfix.probes.system import is_wsl
@@ -143,12 +159,38 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         ev(f"{TOPOLOGY}/{g.node}/properties", f"gfx_target_version {g.target_version} -> {g.gfx}")
         for g in gpus
     ]
-    evidence += [ev(f"{PCI}/{slot}", "vendor 0x1002 (AMD), display class") for slot in pci]
+    chips = {slot: pci_chip(ctx.host, slot) for slot in pci}
+    evidence += [
+        ev(
+            f"{PCI}/{slot}",
+            "vendor 0x1002 (AMD), display class"
+            + (f", device {chip[0]:#06x}" if chip[0] is not None else "")
+            + (f" -> {chip[1].name} ({chip[1].gfx})" if chip[1] else ""),
+        )
+        for slot, chip in chips.items()
+    ]
     if not gpus and pci:
+        known = [(slot, c[1]) for slot, c in chips.items() if c[1] is not None]
+        old = [(slot, c) for slot, c in known if facts.gfx_unsupported(c.gfx)]
+        if old:
+            slot, chip = old[0]
+            return result(
+                "gpu-list",
+                Status.FAIL,
+                f"AMD GPU at {slot} is {chip.name} ({chip.gfx}), which no current ROCm supports; "
+                "KFD did not register it",
+                details="The PCI device id names the chip (amdgpu's pciidlist) and its gfx target; "
+                "current ROCm and PyTorch builds have no code for it.",
+                evidence=evidence,
+                kb=["unsupported-gpu-architecture", "kfd-device-missing"],
+                fix="No driver setting or override makes this GPU work with current ROCm; use an older "
+                "ROCm stack that supported it, or another GPU.",
+            )
+        what = f"{known[0][1].name} ({known[0][1].gfx})" if known else "AMD GPU"
         return result(
             "gpu-list",
             Status.FAIL,
-            f"AMD GPU on the PCI bus ({pci[0]}) but no KFD compute node",
+            f"{what} on the PCI bus ({pci[0]}) but no KFD compute node",
             details="The kernel sees the card but the amdgpu/KFD driver did not register it for compute.",
             evidence=evidence,
             kb=["kfd-device-missing"],
@@ -169,14 +211,44 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         for g in gpus
     ]
     summary = ", ".join(f"{g.gfx}{' (iGPU)' if g.integrated else ''}" for g in gpus)
-    if unknown:
+    left_out = pci_without_kfd(ctx.host, gpus)
+    if left_out:
+        chip = chips.get(left_out[0], (None, None))[1]
+        what = f"{chip.name} ({chip.gfx})" if chip else "AMD GPU"
         return result(
             "gpu-list",
             Status.WARN,
-            f"{summary}: {unknown[0].gfx} is not in the gfx table",
+            f"{summary}; the {what} at {left_out[0]} has no KFD node (KFD left it out)",
             details="\n".join(lines),
             evidence=evidence,
-            kb=["rocm-too-old-for-gpu"],
+            kb=["unsupported-gpu-architecture"]
+            if chip and facts.gfx_unsupported(chip.gfx)
+            else ["kfd-device-missing"],
+            fix="See the kernel-log check for why KFD skipped it.",
+        )
+    if unknown:
+        where = facts.gfx_outside_table(unknown[0].gfx)
+        if where == "older":
+            return result(
+                "gpu-list",
+                Status.FAIL,
+                f"{summary}: {unknown[0].gfx} is older than any GPU ROCm supports",
+                details="\n".join(lines),
+                evidence=evidence,
+                kb=["unsupported-gpu-architecture"],
+                ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
+                fix="Current ROCm and PyTorch builds have no code for this GPU; use an older ROCm stack "
+                "that supported it, or another GPU.",
+            )
+        return result(
+            "gpu-list",
+            Status.WARN,
+            f"{summary}: {unknown[0].gfx} is not in the gfx table"
+            + (" (newer than any GPU it lists)" if where == "newer" else ""),
+            details="\n".join(lines),
+            evidence=evidence,
+            kb=["rocm-too-old-for-gpu"] if where == "newer" else [],
+            ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
         )
     return result(
         "gpu-list",
@@ -184,7 +256,9 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         f"{len(gpus)} GPU(s): {summary}",
         details="\n".join(lines),
         evidence=evidence,
-        ruled_out=["kfd-device-missing"],
+        # KFD registered the GPUs; /dev/kfd itself may still be absent (a container started
+        # without --device /dev/kfd sees the host's sysfs), so only its presence rules it out.
+        ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
     )
 
 

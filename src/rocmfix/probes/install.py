@@ -36,29 +36,47 @@ def _install_versions(host: Host, root: str) -> tuple[tuple[str, str], ...]:
     info = (host.read_text(f"{root}/.info/version") or "").strip()
     if info:
         found.append((f"{root}/.info/version", info.split("-")[0]))
-    header = host.read_text(f"{root}/include/rocm-core/rocm_version.h") or ""
-    parts = dict(_VERSION_H.findall(header))
-    if len(parts) == 3:
-        found.append(
-            (
-                f"{root}/include/rocm-core/rocm_version.h",
-                f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}",
-            )
-        )
+    # AMD's packages keep rocm_version.h in include/rocm-core/; Fedora and openSUSE ship it as
+    # /usr/include/rocm_version.h (rocm-core-devel; pytorch/pytorch#149805).
+    for header_path in (
+        f"{root}/include/rocm-core/rocm_version.h",
+        f"{root}/include/rocm_version.h",
+    ):
+        parts = dict(_VERSION_H.findall(host.read_text(header_path) or ""))
+        if len(parts) == 3:
+            found.append((header_path, f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}"))
+            break
     m = re.search(r"rocm-(\d+\.\d+(?:\.\d+)?)$", root)
     if m:
         found.append((f"{root} (directory name)", m.group(1)))
     return tuple(found)
 
 
+# Where distributions install the HIP runtime when ROCm comes from their own packages
+# (Fedora rocm-hip: /usr/lib64/libamdhip64.so.6, ollama/ollama#3877; Debian/Ubuntu
+# libamdhip64-5: /usr/lib/x86_64-linux-gnu).
+DISTRO_LIB_DIRS = ("/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib")
+
+
+def distro_hip(host: Host) -> str | None:
+    """Path of a distribution-packaged libamdhip64 under /usr, or None."""
+    for folder in DISTRO_LIB_DIRS:
+        hits = sorted(n for n in host.listdir(folder) if n.startswith("libamdhip64.so"))
+        if hits:
+            return f"{folder}/{hits[0]}"
+    return None
+
+
 def rocm_installs(host: Host) -> tuple[RocmInstall, ...]:
-    """ROCM_PATH, /opt/rocm and every /opt/rocm-* install, each once."""
+    """ROCM_PATH, /opt/rocm, every /opt/rocm-* install and a distribution's ROCm in /usr."""
     roots = [host.env.get("ROCM_PATH") or "", "/opt/rocm"]
     roots += [f"/opt/{n}" for n in host.listdir("/opt") if re.fullmatch(r"rocm-\d[\w.]*", n)]
     out: list[RocmInstall] = []
     for root in dict.fromkeys(r.rstrip("/") for r in roots if r):
-        if host.exists(root):
+        if root != "/usr" and host.exists(root):
             out.append(RocmInstall(root, _install_versions(host, root)))
+    if distro_hip(host) and not any(i.path == "/usr" for i in out):
+        out.append(RocmInstall("/usr", _install_versions(host, "/usr")))
     return tuple(out)
 
 
@@ -69,7 +87,11 @@ def active_install(host: Host) -> RocmInstall | None:
     for inst in installs:
         if inst.path == want and inst.versions:
             return inst
-    return installs[0] if len(installs) == 1 else None
+    if len(installs) == 1:
+        return installs[0]
+    # /opt/rocm absent or without a version: a distribution's ROCm in /usr is the one in use
+    distro = [i for i in installs if i.path == "/usr"]
+    return distro[0] if distro and not host.env.get("ROCM_PATH") else None
 
 
 def system_rocm_version(host: Host) -> str | None:
@@ -94,7 +116,7 @@ def check_rocm_install(ctx: Context) -> CheckResult:
         evidence.append(ev("/opt/rocm ->", link))
     active = active_install(host)
     active_versions = {v for _, v in active.versions} if active else set()
-    real = [i for i in installs if re.search(r"rocm-\d", i.path)]
+    real = [i for i in installs if re.search(r"rocm-\d", i.path) or i.path == "/usr"]
     if len(active_versions) > 1:
         return result(
             "rocm-install",
@@ -105,7 +127,7 @@ def check_rocm_install(ctx: Context) -> CheckResult:
             kb=["rocm-library-version-mismatch"],
             fix="Reinstall ROCm cleanly (amdgpu-install --uninstall, then install one version).",
         )
-    version = active.version if active else "?"
+    version = (active.version if active else None) or "(version not recorded)"
     if len(real) > 1:
         names = ", ".join(os.path.basename(i.path) for i in real)
         return result(
@@ -117,10 +139,29 @@ def check_rocm_install(ctx: Context) -> CheckResult:
             kb=["rocm-library-version-mismatch"],
             fix="Keep one, or make sure ROCM_PATH, PATH and LD_LIBRARY_PATH all name the same one.",
         )
+    where = active.path if active else installs[0].path
+    if where == "/usr":
+        evidence.append(ev("distribution HIP runtime", distro_hip(host) or "?"))
+        return result(
+            "rocm-install",
+            Status.OK,
+            f"ROCm {version} from the distribution's packages (/usr)",
+            evidence=evidence,
+        )
+    if not (active and active.version):
+        return result(
+            "rocm-install",
+            Status.WARN,
+            f"ROCm at {where}, but no version file records which release it is",
+            details=f"Neither {where}/.info/version nor rocm_version.h is there: a partial install or "
+            "leftovers of a removed one.",
+            evidence=evidence or [ev(where, "present, no version file")],
+            fix="Reinstall ROCm (or remove the leftovers) so that one release is installed completely.",
+        )
     return result(
         "rocm-install",
         Status.OK,
-        f"ROCm {version} at {active.path if active else installs[0].path}",
+        f"ROCm {version} at {where}",
         evidence=evidence,
     )
 
@@ -171,25 +212,63 @@ def gpu_agents(ctx: Context) -> tuple[Agent, ...]:
     return tuple(a for a in parse_rocminfo(res.stdout) if a.device_type == "GPU")
 
 
+# rocminfo.cc CheckInitialState prints "Unable to open /dev/kfd read-write: <strerror(errno)>":
+# the errno names the cause (EACCES: groups; ENOENT: no node; ENOMEM/ENODEV: KFD has no device).
+_KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write: ([^\n]+)")
+_KFD_OPEN_CAUSES = (
+    ("Permission denied", "permission denied", "kfd-permission-denied"),
+    ("Operation not permitted", "operation not permitted", "kfd-permission-denied"),
+    ("No such file or directory", "no /dev/kfd node", "kfd-device-missing"),
+    ("Cannot allocate memory", "KFD has no device for the GPU (ENOMEM)", "kfd-device-missing"),
+    ("No such device", "KFD has no device for the GPU (ENODEV)", "kfd-device-missing"),
+)
 _ROCMINFO_FAILURES = (
-    (
-        "Permission denied",
-        "rocminfo cannot open /dev/kfd: permission denied",
-        "kfd-permission-denied",
-    ),
-    ("Unable to open /dev/kfd", "rocminfo cannot open /dev/kfd", "kfd-device-missing"),
     (
         "ROCk module is NOT",
         "rocminfo: the amdgpu (ROCk) module is not loaded or not live",
         "kfd-device-missing",
     ),
-    (
-        "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
-        "rocminfo: HSA init failed (out of resources)",
-        "kfd-permission-denied",
-    ),
     ("is invalid", "rocminfo rejects HSA_OVERRIDE_GFX_VERSION", "no-gpu-visible"),
 )
+# ROCr's Runtime::Acquire turns any failed start (KFD not opened, no agent) into
+# HSA_STATUS_ERROR_OUT_OF_RESOURCES, printed by name or as its number 4104 by old
+# rocminfo builds ("Call returned 4104"): a hint that HSA did not start, never a cause.
+_OUT_OF_RESOURCES = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|Call returned 4104\b")
+
+
+def _rocminfo_failure(text: str) -> CheckResult | None:
+    m = _KFD_OPEN.search(text)
+    if m:
+        reason = m.group(1).strip()
+        for needle, what, kb in _KFD_OPEN_CAUSES:
+            if needle in reason:
+                return result(
+                    "rocminfo",
+                    Status.FAIL,
+                    f"rocminfo cannot open /dev/kfd: {what}",
+                    evidence=[ev("rocminfo", m.group(0))],
+                    kb=[kb],
+                    ruled_out=["kfd-permission-denied"] if kb != "kfd-permission-denied" else [],
+                )
+    for needle, summary, kb in _ROCMINFO_FAILURES:
+        if needle in text:
+            hits = [line.strip() for line in text.splitlines() if needle in line]
+            return result(
+                "rocminfo", Status.FAIL, summary, evidence=[ev("rocminfo", hits[0])], kb=[kb]
+            )
+    hit = _OUT_OF_RESOURCES.search(text)
+    if hit:
+        line = next(ln.strip() for ln in text.splitlines() if _OUT_OF_RESOURCES.search(ln))
+        return result(
+            "rocminfo",
+            Status.WARN,
+            "rocminfo: the HSA runtime did not start (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+            details="ROCr reports OUT_OF_RESOURCES (4104) for any failed start, usually /dev/kfd not "
+            "opening or no usable GPU; it is not about memory. The device-nodes and kernel-log checks "
+            "say which.",
+            evidence=[ev("rocminfo", line)],
+        )
+    return None
 
 
 @check("rocminfo", "rocminfo")
@@ -230,12 +309,9 @@ def check_rocminfo(ctx: Context) -> CheckResult:
             evidence=evidence,
             kb=["wsl-limitations"],
         )
-    for needle, summary, kb in _ROCMINFO_FAILURES:
-        if needle in text:
-            hits = [line.strip() for line in text.splitlines() if needle in line]
-            return result(
-                "rocminfo", Status.FAIL, summary, evidence=[ev("rocminfo", hits[0])], kb=[kb]
-            )
+    failure = _rocminfo_failure(text)
+    if failure is not None:
+        return failure
     return result(
         "rocminfo",
         Status.FAIL,
@@ -243,6 +319,12 @@ def check_rocminfo(ctx: Context) -> CheckResult:
         evidence=evidence,
         kb=["no-gpu-visible"],
     )
+
+
+def _wsl(ctx: Context) -> bool:
+    from rocmfix.probes.system import is_wsl
+
+    return is_wsl(ctx.host)
 
 
 def resolve_libraries(host: Host) -> dict[str, list[str]]:
@@ -276,9 +358,16 @@ def check_rocm_libraries(ctx: Context) -> CheckResult:
     evidence += [ev(f"loaded by torch: {lib}", path) for lib, path in loaded.items()]
     if probe is None or probe.flavour != "rocm" or not probe.lib_dir:
         first = found["libamdhip64.so"]
-        where = first[0] if first else "not found"
+        if not first:
+            why = "torch not probed" if probe is None else f"torch is a {probe.flavour} build"
+            return result(
+                "rocm-libraries",
+                Status.SKIP,
+                f"no libamdhip64 on the library path ({why}; ROCm wheels bring their own)",
+                evidence=evidence or [ev("LD_LIBRARY_PATH, ldconfig -p", "no libamdhip64")],
+            )
         return result(
-            "rocm-libraries", Status.OK, f"libamdhip64 resolves to {where}", evidence=evidence
+            "rocm-libraries", Status.OK, f"libamdhip64 resolves to {first[0]}", evidence=evidence
         )
     bundled = ctx.host.listdir(probe.lib_dir)
     foreign = {
@@ -286,6 +375,20 @@ def check_rocm_libraries(ctx: Context) -> CheckResult:
         for lib, path in loaded.items()
         if not path.startswith(probe.lib_dir) and any(n.startswith(lib) for n in bundled)
     }
+    if probe.flavour == "rocm" and not probe.is_available and _wsl(ctx):
+        from rocmfix.probes.torch_build import WSL_RUNTIME_FIX, wsl_bundled_runtime
+
+        bundled_hsa = wsl_bundled_runtime(probe)
+        if bundled_hsa:
+            return result(
+                "rocm-libraries",
+                Status.FAIL,
+                f"under WSL torch uses its bundled {os.path.basename(bundled_hsa)}, not AMD's WSL runtime",
+                details="The runtime inside a generic ROCm wheel talks to /dev/kfd, which WSL does not have.",
+                evidence=evidence,
+                kb=["wsl-limitations"],
+                fix=WSL_RUNTIME_FIX,
+            )
     if foreign:
         lib, path = next(iter(foreign.items()))
         return result(

@@ -53,7 +53,7 @@ def _run_one(check_id: str, ctx: Context) -> CheckResult:
 def run_checks(
     host: Host,
     ids: Iterable[str] | None = None,
-    python: str = sys.executable,
+    python: str | Callable[[], str] = sys.executable,
     timeout: float = 10.0,
     on_result: Callable[[CheckResult], None] | None = None,
     *,
@@ -77,15 +77,30 @@ def run_checks(
     Raises:
         ProbeError: An id is not a known check.
     """
+    # python may be a zero-argument callable (commands._target.LazyPython): it is resolved
+    # in the probe's thread (its .probe(host, timeout) when it has one), so finding the
+    # user's interpreter overlaps the other checks.
+    resolve: Callable[[], str] = python if callable(python) else (lambda: python)  # type: ignore[assignment,return-value]
     selected = _select(ids)
+    # A snapshot collected with --no-torch replays as collect ran: torch checks skip.
+    want_torch = want_torch and getattr(host, "torch_recorded", True)
     needs_torch = want_torch and any(CHECKS[i].needs_torch or i in _USES_TORCH for i in selected)
     ctx = Context(
-        host, python, timeout=timeout, torch_timeout=torch_timeout, want_torch=needs_torch
+        host,
+        python if isinstance(python, str) else "",
+        timeout=timeout,
+        torch_timeout=torch_timeout,
+        want_torch=needs_torch,
     )
     pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="rocmfix-check")
     try:
         if needs_torch:
-            ctx.torch_future = pool.submit(host.torch_probe, python, torch_timeout)
+            probe = getattr(python, "probe", None)
+            ctx.torch_future = (
+                pool.submit(probe, host, torch_timeout)
+                if probe is not None
+                else pool.submit(lambda: host.torch_probe(resolve(), torch_timeout))
+            )
         pending: dict[Future[CheckResult], str] = {
             pool.submit(_run_one, i, ctx): i for i in selected
         }

@@ -115,7 +115,8 @@ def check_container(ctx: Context) -> CheckResult:
         ev("/dev/dri", " ".join(renders) or "no render nodes"),
         ev("/dev/shm size", human_bytes(shm) if shm else "?"),
     ]
-    fix = "Start it with --device=/dev/kfd --device=/dev/dri --group-add video --group-add render --ipc=host"
+    from rocmfix.probes.access import container_run_fix
+
     if not kfd and not renders and not ctx.gpus() and not _amd_pci(host):
         return result(
             "container",
@@ -133,7 +134,37 @@ def check_container(ctx: Context) -> CheckResult:
             f"{kind} container started without {missing}",
             evidence=evidence,
             kb=["kfd-device-missing"],
-            fix=fix + ".",
+            fix=container_run_fix(host),
+        )
+    from rocmfix.probes.access import kfd_open
+
+    opens = {"/dev/kfd": kfd_open(ctx)}
+    opens.update({f"/dev/dri/{n}": host.open_rw(f"/dev/dri/{n}") for n in renders})
+    evidence += [ev(f"open {p} rw", r.describe()) for p, r in opens.items()]
+    closed = [p for p, r in opens.items() if not r.ok and r.known]
+    if closed:
+        first = opens[closed[0]]
+        perm = first.permission or (first.errno is None and not _in_group(host, closed[0]))
+        return result(
+            "container",
+            Status.FAIL,
+            f"{kind} container has {', '.join(closed)} but cannot open {'it' if len(closed) == 1 else 'them'}"
+            f" ({first.errno or 'refused'})",
+            details="The devices were passed in, but the process lacks the host's device group (or the "
+            "container's device cgroup refuses them)."
+            if perm
+            else "The host's KFD has no usable GPU behind /dev/kfd; fix the host first.",
+            evidence=evidence,
+            kb=["kfd-permission-denied"] if perm else ["kfd-device-missing"],
+            fix=container_run_fix(host) if perm else "Run `rocmfix doctor` on the host.",
+        )
+    if not all(r.known for r in opens.values()):
+        return result(
+            "container",
+            Status.SKIP,
+            f"{kind} container with /dev/kfd and {len(renders)} render node(s); whether they open was not recorded",
+            evidence=evidence,
+            ruled_out=["kfd-device-missing"],
         )
     if shm is not None and shm < _SHM_MIN:
         return result(
@@ -147,9 +178,9 @@ def check_container(ctx: Context) -> CheckResult:
     return result(
         "container",
         Status.OK,
-        f"{kind} container with /dev/kfd and {len(renders)} render node(s)",
+        f"{kind} container with /dev/kfd and {len(renders)} render node(s) that open read-write",
         evidence=evidence,
-        ruled_out=["kfd-device-missing"],
+        ruled_out=["kfd-device-missing", "kfd-permission-denied"],
     )
 
 
@@ -211,6 +242,10 @@ def secure_boot_state(ctx: Context) -> tuple[bool | None, str]:
     raw = ctx.host.read_text(_SB_VAR)
     if raw:
         return raw[-1] == "\x01", f"{_SB_VAR}: {ord(raw[-1])}"
+    knows = getattr(ctx.host, "knows", None)
+    if knows is not None and not knows("/sys/firmware/efi"):
+        # A snapshot that never looked at /sys/firmware/efi says nothing about the boot mode.
+        return None, "/sys/firmware/efi was not recorded in this snapshot"
     if not ctx.host.exists("/sys/firmware/efi"):
         return False, "/sys/firmware/efi absent (legacy BIOS boot)"
     return None, text or "mokutil unavailable and efivars unreadable"
@@ -329,6 +364,11 @@ def check_memory(ctx: Context) -> CheckResult:
         )
     status = Status.WARN if mem.available < 2 * 1024**3 else Status.OK
     return result("memory", status, summary, evidence=evidence)
+
+
+def _in_group(host: Host, path: str) -> bool:
+    st = host.stat(path)
+    return st is not None and st.gid != 0 and st.gid in host.gids
 
 
 def _amd_pci(host: Host) -> tuple[str, ...]:

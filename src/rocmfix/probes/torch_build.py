@@ -12,7 +12,26 @@ import re
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 from rocmfix.probes.install import gpu_agents, system_rocm_version
 from rocmfix.probes.mathlibs import effective_gfx, gfx_in_names, kernel_files, miopen_db_dirs
+from rocmfix.probes.system import is_wsl
 from rocmfix.torch_probe import TorchProbe
+
+# AMD's WSL guide for PyTorch deletes the wheel's libhsa-runtime64.so* from torch/lib and puts
+# the WSL runtime from /opt/rocm/lib in its place
+# (https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/install/wsl/install-pytorch.html).
+WSL_RUNTIME_FIX = (
+    "Install AMD's WSL ROCm runtime, then replace torch's bundled runtime with it: "
+    "cd $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')/lib && "
+    'rm libhsa-runtime64.so* && cp "$(readlink -f /opt/rocm/lib/libhsa-runtime64.so)" libhsa-runtime64.so'
+)
+
+
+def wsl_bundled_runtime(probe: TorchProbe) -> str | None:
+    """``libhsa-runtime64`` path when torch mapped its own bundled copy (or the probe did
+    not record one but torch ships it), else None."""
+    path = probe.loaded_libs.get("libhsa-runtime64")
+    if path and probe.lib_dir and path.startswith(probe.lib_dir):
+        return path
+    return None
 
 
 def _bare(archs: tuple[str, ...]) -> set[str]:
@@ -99,6 +118,24 @@ def check_torch_build(ctx: Context) -> CheckResult:
             fix=install,
         )
     ruled = ["cpu-only-build", "cuda-build-on-amd"]
+    if not probe.is_available and is_wsl(ctx.host):
+        why = f": {probe.error}" if probe.error else ""
+        bundled = wsl_bundled_runtime(probe)
+        return result(
+            "torch-build",
+            Status.FAIL,
+            f"torch {probe.version} (ROCm) sees no GPU under WSL{why}",
+            details="Under WSL the GPU is reached only through AMD's WSL runtime (/dev/dxg); "
+            + (
+                f"torch loads its own {bundled}, which has no WSL path."
+                if bundled
+                else "the visibility and /dev/kfd checks do not apply here."
+            ),
+            evidence=evidence,
+            kb=["wsl-limitations"],
+            ruled_out=ruled,
+            fix=WSL_RUNTIME_FIX,
+        )
     if not probe.is_available:
         why = f": {probe.error}" if probe.error else ""
         return result(
@@ -219,9 +256,12 @@ def _no_binary(
             f"{facts.override_to_gfx(override)}"
         )
     else:
-        if info is None or info.support in ("unsupported", "deprecated"):
+        # A gfx missing from the table is too new only when it is newer than all of it:
+        # gfx701 (Hawaii) is older than anything ROCm supports.
+        where = facts.gfx_outside_table(physical) if info is None else None
+        if facts.gfx_unsupported(physical) or (info is not None and info.support == "deprecated"):
             kb.append("unsupported-gpu-architecture")
-        if info is None:
+        if where == "newer":
             kb.append("rocm-too-old-for-gpu")
         fix = "No override is known to work; use a build that targets it (or an older ROCm stack) or another GPU."
         summary = f"torch has no kernels for {physical} and no known override makes it work"
@@ -247,6 +287,17 @@ def check_rocm_versions(ctx: Context) -> CheckResult:
     wheel = _major_minor(probe.hip)
     evidence = [ev("torch.version.hip", probe.hip), ev("system ROCm", system or "none")]
     evidence += [ev(f"loaded {k}", v) for k, v in probe.loaded_libs.items()]
+    bundled = wsl_bundled_runtime(probe) if is_wsl(ctx.host) and not probe.is_available else None
+    if bundled:
+        # Under WSL the wheel's own runtime is the mismatch: it must be AMD's WSL build.
+        return result(
+            "torch-rocm-vs-system",
+            Status.FAIL,
+            f"under WSL torch loads its bundled {bundled} instead of AMD's WSL runtime",
+            evidence=evidence,
+            kb=["wsl-limitations"],
+            fix=WSL_RUNTIME_FIX,
+        )
     if not system:
         return result(
             "torch-rocm-vs-system",

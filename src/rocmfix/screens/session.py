@@ -37,6 +37,8 @@ class Session:
     lang: str = "en"
     verify_device: str = "0"
     """``cpu`` rehearses verify without a GPU (tests)."""
+    verify_level: str = "standard"
+    """quick | standard | full: the verify screen and verify-after-fix both use it."""
     real_gpu: bool | None = None
     """Demo only: run verify for real. None means probe for a GPU."""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -185,7 +187,11 @@ class Session:
         from rocmfix.verify import run_verify
 
         return run_verify(
-            self.python, device=self.verify_device, on_stage=on_stage, env=self.fix_env()
+            self.python,
+            device=self.verify_device,
+            on_stage=on_stage,
+            env=self.fix_env(),
+            level=self.verify_level,
         ), False
 
     def fix_env(self) -> dict[str, str | None]:

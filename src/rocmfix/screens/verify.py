@@ -26,9 +26,9 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 BAR_WIDTH = 30
 
 
-def stages_text(events: list[Any], running: bool, tick: int = 0) -> Text:
-    """Completed stages with ✓/✗ and, while running, the next stage with a spinner."""
-    from rocmfix.verify import STAGES
+def stages_text(events: list[Any], running: bool, tick: int = 0, level: str = "standard") -> Text:
+    """Completed stages with ✓/✗ and, while running, the next stage of ``level`` with a spinner."""
+    from rocmfix.verify import LEVELS, STAGES
 
     out = Text()
     for ev in events:
@@ -39,7 +39,8 @@ def stages_text(events: list[Any], running: bool, tick: int = 0) -> Text:
         out.append(ev.detail[:30] + "\n", style="dim")
     if running:
         done = {ev.stage for ev in events}
-        nxt = next((label for sid, label in STAGES.items() if sid not in done), "finishing")
+        order = LEVELS[level].stages if level in LEVELS else tuple(STAGES)
+        nxt = next((STAGES[sid] for sid in order if sid not in done), "finishing")
         out.append(f"{SPINNER[tick % len(SPINNER)]} {nxt}…\n", style="bold")
     out.rstrip()
     return out
@@ -113,7 +114,7 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         self.events = []
         self.result = None
         self.running = True
-        title = "GPU test"
+        title = f"GPU test · level {session.verify_level}"
         if session.will_record():
             title += " · recorded result of the demo machine (no GPU here)"
         self.query_one("#verify-title", Label).update(title)
@@ -130,6 +131,9 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         result, recorded = session.verify(lambda ev: self.post_message(VerifyStage(ev)))
         self.post_message(VerifyDone(result, recorded))
 
+    def _level(self) -> str:
+        return str(getattr(self.app.session, "verify_level", "standard"))  # type: ignore[attr-defined]
+
     def _spin(self) -> None:
         if self.running:
             self._tick += 1
@@ -137,7 +141,7 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
 
     def _render_stages(self) -> None:
         self.query_one("#verify-stages", Static).update(
-            stages_text(self.events, self.running, self._tick)
+            stages_text(self.events, self.running, self._tick, self._level())
         )
 
     @on(VerifyStage)

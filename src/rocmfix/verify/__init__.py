@@ -9,11 +9,14 @@ including crashes and hangs, into a ``VerifyResult``. Import from here:
 from __future__ import annotations
 
 from rocmfix.verify.model import (
+    DEFAULT_LEVEL,
+    LEVELS,
     SCHEMA,
     STAGES,
     DeviceResult,
     Failure,
     FailureKind,
+    Level,
     StageEvent,
     TorchInfo,
     VerifyResult,
@@ -24,9 +27,12 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "SCHEMA",
     "STAGES",
+    "DEFAULT_LEVEL",
+    "LEVELS",
     "DeviceResult",
     "Failure",
     "FailureKind",
+    "Level",
     "StageEvent",
     "TorchInfo",
     "VerifyResult",

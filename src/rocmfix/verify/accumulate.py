@@ -7,12 +7,16 @@ spawning anything.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from rocmfix.verify.classify import build_failure, signal_name, slow_failure
+from rocmfix.verify.classify import build_failure, signal_name, slow_failure, text_kb_ids
 from rocmfix.verify.model import (
+    DEFAULT_LEVEL,
     DTYPES,
+    LEVELS,
+    PER_DEVICE,
     DeviceResult,
     Failure,
     FailureKind,
@@ -23,6 +27,12 @@ from rocmfix.verify.model import (
 )
 
 _CHILD_KINDS = {k.value: k for k in FailureKind}
+SLOW_FIRST_S = 5.0
+"""A first convolution slower than this (and 20x a repeated one) is MIOpen's search, named.
+
+Loading the convolution library alone takes about 3 s on a first use (cuDNN on an
+H200, measured); beyond that, the time goes to the per-shape kernel search."""
+_SLOW_FIRST_FACTOR = 20.0
 
 
 def _peak_fields(name: str) -> dict[str, Any]:
@@ -42,9 +52,21 @@ def _peak_fields(name: str) -> dict[str, Any]:
 class Accumulator:
     """Mutable state of one run; ``finish`` freezes it into a VerifyResult."""
 
-    def __init__(self, python: str, on_stage: Callable[[StageEvent], None] | None) -> None:
+    def __init__(
+        self,
+        python: str,
+        on_stage: Callable[[StageEvent], None] | None,
+        level: str = DEFAULT_LEVEL,
+        cpu: bool = False,
+        ranks: int = 0,
+    ) -> None:
         self.python = python
         self.on_stage = on_stage
+        self.level = level
+        self.cpu = cpu
+        self.ranks = ranks
+        self.env: dict[str, str] = {}
+        self.miopen: dict[str, Any] = {}
         self.stages: list[StageEvent] = []
         self.current: str | None = None
         self.current_device: int | None = None
@@ -63,19 +85,25 @@ class Accumulator:
         """Take one protocol object from the child."""
         self.protocol_seen = True
         kind = event["event"]
-        if kind == "start":
-            self.current = str(event.get("stage"))
+        if kind == "hello":
+            env = event.get("env")
+            if isinstance(env, dict):
+                self.env = {str(k): str(v)[:300] for k, v in list(env.items())[:200]}
+            if isinstance(event.get("miopen"), dict):
+                self.miopen = {str(k): v for k, v in list(event["miopen"].items())[:10]}
+        elif kind == "start":
+            self.current = str(event.get("stage"))[:60]
             dev = event.get("device")
             self.current_device = dev if isinstance(dev, int) else None
             if isinstance(dev, int) and dev not in self.tested:
                 self.tested.append(dev)
         elif kind == "progress" and event.get("dtype") in DTYPES:
-            dev = int(event.get("device") or 0)
-            self.tflops.setdefault(dev, {})[event["dtype"]] = float(event.get("tflops", 0.0))
+            dev = _index(event.get("device"))
+            self.tflops.setdefault(dev, {})[event["dtype"]] = _number(event.get("tflops"))
         elif kind in ("done", "fail"):
             self._stage_finished(event, ok=kind == "done")
         elif kind == "end":
-            self.end_elapsed = float(event.get("elapsed", 0.0))
+            self.end_elapsed = _number(event.get("elapsed"))
 
     def garbage(self, line: str) -> None:
         """A stdout line that is not protocol; kept to explain a confused child."""
@@ -83,8 +111,9 @@ class Accumulator:
             self.junk.append(line[:200])
 
     def _stage_finished(self, event: dict[str, Any], ok: bool) -> None:
-        stage = str(event.get("stage"))
-        data = event.get("data") or {}
+        stage = str(event.get("stage"))[:60]
+        data = event.get("data")
+        data = data if isinstance(data, dict) else {}
         if stage == "import" and ok:
             self.torch = TorchInfo(
                 version=str(data.get("version", "")),
@@ -93,32 +122,40 @@ class Accumulator:
                 cuda=data.get("cuda"),
             )
         elif stage == "enumerate" and ok:
-            self.enumerated = list(data.get("devices") or [])
+            rows = data.get("devices")
+            self.enumerated = (
+                [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+            )
         elif stage == "perf" and ok:
-            dev = int(event.get("device") or 0)
-            self.tflops[dev] = {k: float(v) for k, v in (data.get("tflops") or {}).items()}
+            dev = _index(event.get("device"))
+            rates = data.get("tflops")
+            rates = rates if isinstance(rates, dict) else {}
+            self.tflops[dev] = {str(k): _number(v) for k, v in rates.items() if k in DTYPES}
+        elif stage == "conv" and isinstance(data.get("miopen"), dict):
+            self.miopen = {str(k): v for k, v in list(data["miopen"].items())[:10]}
         device = event.get("device")
         step = StageEvent(
             stage=stage,
             ok=ok,
-            seconds=float(event.get("seconds", 0.0)),
+            seconds=_number(event.get("seconds")),
             device=device if isinstance(device, int) else None,
             detail=str(event.get("detail") or event.get("message") or ""),
+            data=data if isinstance(data, dict) else {},
         )
         self.stages.append(step)
         self.current = None
-        if not ok:
-            self.fail_event = event
+        if not ok and self.fail_event is None:
+            self.fail_event = event  # the first failure is the one to explain
         if self.on_stage is not None:
             self.on_stage(step)
 
     # ------------------------------------------------------------ result
 
     def devices(self) -> tuple[DeviceResult, ...]:
-        wanted = set(self.tested) or {int(d.get("index", 0)) for d in self.enumerated}
+        wanted = set(self.tested) or {_index(d.get("index")) for d in self.enumerated}
         out = []
         for row in self.enumerated:
-            index = int(row.get("index", 0))
+            index = _index(row.get("index"))
             if index not in wanted:
                 continue
             name = str(row.get("name", ""))
@@ -128,7 +165,7 @@ class Accumulator:
                     name=name,
                     arch=str(row.get("arch", "")),
                     tflops=self.tflops.get(index, {}),
-                    memory_gib=row.get("memory_gib"),
+                    memory_gib=_number(row["memory_gib"]) if "memory_gib" in row else None,
                     **(_peak_fields(name) if self.torch.flavour != "cpu" else {}),
                 )
             )
@@ -159,10 +196,10 @@ class Accumulator:
         if self.fail_event is not None:
             ev = self.fail_event
             return build_failure(
-                stage=str(ev.get("stage")),
+                stage=str(ev.get("stage"))[:60],
                 kind=_CHILD_KINDS.get(str(ev.get("kind")), FailureKind.ERROR),
-                message=str(ev.get("message", "")),
-                facts=ev.get("facts") or {},
+                message=str(ev.get("message", ""))[:2000],
+                facts=ev["facts"] if isinstance(ev.get("facts"), dict) else {},
                 **common,
             )
         sig = signal_name(returncode) if returncode is not None else None
@@ -175,9 +212,101 @@ class Accumulator:
                 **common,
             )
         if returncode == 0 and self.end_elapsed is not None:
+            missing = self.missing_stages()
+            if missing:
+                return build_failure(
+                    stage=missing[0],
+                    kind=FailureKind.ERROR,
+                    message="the child said it finished but never reported "
+                    + ", ".join(missing)
+                    + f" (required at level {self.level}): not verified",
+                    **common,
+                )
+            miopen = self._miopen_failure(stderr_lines, devices)
+            if miopen is not None:
+                return miopen
             return slow_failure(devices) if self.torch.flavour != "cpu" else None
         message = self._error_message(returncode, stderr_lines)
         return build_failure(stage=stage, kind=FailureKind.ERROR, message=message, **common)
+
+    def missing_stages(self) -> list[str]:
+        """Required stages of the level that no ``done`` event reported (per GPU where per device)."""
+        level = LEVELS.get(self.level, LEVELS[DEFAULT_LEVEL])
+        gpus = sorted(set(self.tested)) or [0]
+        required = level.required(len(self.tested), cpu=self.cpu, ranks=self.ranks)
+        passed = {(s.stage, s.device) for s in self.stages if s.ok}
+        passed_any = {s.stage for s in self.stages if s.ok}
+        missing = []
+        for stage in required:
+            if stage in PER_DEVICE and not self.cpu:
+                if not all((stage, gpu) in passed for gpu in gpus):
+                    missing.append(stage)
+            elif stage not in passed_any:
+                missing.append(stage)
+        return missing
+
+    def miopen_where(self) -> str:
+        """The kernel cache and user database MIOpen used, as the child saw them."""
+        if not self.miopen:
+            return ""
+        parts = [f"kernel cache {self.miopen.get('cache_dir')}"]
+        parts.append(f"user db {self.miopen.get('user_db')}")
+        unwritable = [
+            k for k in ("cache_dir", "user_db") if self.miopen.get(k + "_writable") is False
+        ]
+        if unwritable:
+            parts.append("not writable: " + ", ".join(str(self.miopen.get(k)) for k in unwritable))
+        return "; ".join(parts)
+
+    def _miopen_failure(
+        self, stderr_lines: list[str], devices: tuple[DeviceResult, ...]
+    ) -> Failure | None:
+        """Every stage passed, but MIOpen complained about its cache or database on stderr."""
+        lines = [ln for ln in stderr_lines if "miopen" in ln.lower() or "sqlite" in ln.lower()]
+        if not lines or "miopen-cache-or-db-error" not in text_kb_ids(lines, stage="conv"):
+            return None
+        where = self.miopen_where()
+        return build_failure(
+            stage="conv",
+            kind=FailureKind.ERROR,
+            message="convolutions ran, but MIOpen reported kernel-cache or database errors"
+            + (f" ({where})" if where else ""),
+            stderr_lines=stderr_lines,
+            devices=devices,
+        )
+
+    def hints(self) -> tuple[list[str], list[str]]:
+        """Notes and KB ids for things that are not failures (a slow first convolution)."""
+        notes: list[str] = []
+        ids: list[str] = []
+        for st in self.stages:
+            if st.stage != "conv" or not st.ok:
+                continue
+            rows = st.data.get("dtypes")
+            for dtype, row in rows.items() if isinstance(rows, dict) else ():
+                if not isinstance(row, dict):
+                    continue
+                # check_first_s: the very first convolution (library load + search);
+                # first_s: the first call at the timed ResNet shape (a search of its own).
+                first = max(_number(row.get("first_s")), _number(row.get("check_first_s")))
+                repeat = _number(row.get("repeat_ms")) / 1e3
+                if first >= SLOW_FIRST_S and first >= _SLOW_FIRST_FACTOR * repeat:
+                    rocm = self.torch.flavour == "rocm"
+                    what = (
+                        "MIOpen searched for and compiled kernels"
+                        if rocm
+                        else "the convolution library loaded and chose kernels"
+                    )
+                    where = self.miopen_where() if rocm or self.miopen else ""
+                    notes.append(
+                        f"conv {dtype}: first call {first:.1f} s, then {repeat * 1e3:.1f} ms: "
+                        + what
+                        + (f"; they are kept in {where}" if where else "")
+                    )
+                    if self.torch.flavour == "rocm":
+                        ids.append("miopen-slow-first-run")
+                    break
+        return notes, ids
 
     def _error_message(self, returncode: int | None, stderr_lines: list[str]) -> str:
         if not self.protocol_seen:
@@ -214,9 +343,28 @@ class Accumulator:
         timeout: float,
         stderr_lines: list[str],
         elapsed: float,
+        deadline: float | None = None,
+        strays: list[int] | None = None,
     ) -> VerifyResult:
         devices = self.devices()
-        failure = self._failure(returncode, hung, killed, timeout, stderr_lines, devices)
+        if deadline is not None:
+            failure: Failure | None = self._deadline_failure(deadline, stderr_lines, devices)
+        else:
+            failure = self._failure(returncode, hung, killed, timeout, stderr_lines, devices)
+        if (
+            failure is not None
+            and "miopen-cache-or-db-error" in failure.kb_ids
+            and self.miopen
+            and "kernel cache" not in failure.message
+        ):
+            failure = dataclasses.replace(
+                failure, message=f"{failure.message} (MIOpen: {self.miopen_where()})"
+            )
+        notes, hint_ids = self.hints()
+        if strays:
+            notes.append(
+                f"killed {len(strays)} process(es) the child left outside its process group"
+            )
         return VerifyResult(
             ok=failure is None,
             python=self.python,
@@ -224,7 +372,39 @@ class Accumulator:
             devices=devices,
             failure=failure,
             torch=self.torch,
-            notes=self.notes(devices),
+            notes=(*self.notes(devices), *notes),
             elapsed=elapsed,
             child_elapsed=self.end_elapsed,
+            level=self.level,
+            env=dict(self.env),
+            kb_hints=tuple(hint_ids),
         )
+
+    def _deadline_failure(
+        self, deadline: float, stderr_lines: list[str], devices: tuple[DeviceResult, ...]
+    ) -> Failure:
+        stage = self.current or (self.stages[-1].stage if self.stages else "import")
+        return build_failure(
+            stage=stage,
+            kind=FailureKind.HANG,
+            message=f"the run did not finish within its {deadline:g} s deadline "
+            f"(the child kept printing during {stage_label(stage)} but never finished)",
+            stderr_lines=stderr_lines,
+            devices=devices,
+        )
+
+
+def _number(value: Any) -> float:
+    """A float from the child's JSON, 0.0 for anything that is not a finite number."""
+    try:
+        got = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return got if got == got and abs(got) != float("inf") else 0.0
+
+
+def _index(value: Any) -> int:
+    """A device index from the child's JSON; 0 for anything that is not a small integer."""
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4096 else 0
+    )

@@ -11,11 +11,24 @@ announced before it runs, a segfault or a hang still tells the parent which
 stage it reached. Anything else that writes to stdout (torch, C libraries) is
 redirected to stderr so it cannot corrupt the protocol.
 
-Stages: import torch, runtime init, enumerate devices, then per device
-allocate, host/device copy, small matmul against a CPU float64 reference,
-fp32/fp16/bf16 matmuls, a timed large matmul per dtype, synchronize; finally an
-all-reduce across GPUs through torch.distributed (nccl, which is RCCL on ROCm)
-when several devices are tested.
+Levels (``--level``), each a superset of the one before:
+
+* quick: import torch, runtime init, enumerate devices, then per device
+  allocate, host/device copy, small matmul against a CPU float64 reference,
+  fp32/fp16/bf16 matmuls; synchronize.
+* standard: + per device a timed large matmul per dtype, a conv2d stage (a
+  small ResNet-like block through MIOpen/cuDNN, forward and backward, checked
+  against CPU float64, first call timed apart from repeated calls) and a
+  mixed-precision training step (autocast + GradScaler); + an all-reduce
+  across GPUs through torch.distributed (nccl, which is RCCL on ROCm) when
+  several devices are tested.
+* full: + a process group on the nccl backend (world size 1, or one rank per
+  GPU), torch.compile of a small function (its own timeout), and a memory
+  stage that fills most of the free memory in chunks and reads it back.
+
+After the first stages, a failing workload stage (perf, conv, train, compile,
+pg, memory) is reported and the later ones still run; ``end`` carries how many
+failed.
 """
 
 import argparse
@@ -27,6 +40,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,8 +52,15 @@ PROTOCOL = 1
 TOLERANCE = {"fp32": 2e-3, "fp16": 1e-2, "bf16": 3e-2}
 """Max |C - ref| / max |ref|: fp32 allows TF32-class rounding, fp16/bf16 their output rounding."""
 
+CONV_TOLERANCE = {"fp32": 5e-3, "fp16": 2e-2, "bf16": 6e-2}
+"""Conv block (two convolutions, ReLU between): fp32 allows TF32, halves their rounding."""
+LEVELS = ("quick", "standard", "full")
+
 _OUT = sys.stdout
 _T0 = time.perf_counter()
+_FAILED = []
+_BEAT = 5.0
+"""Seconds between heartbeats of a watched stage; main() keeps it under the stall timeout."""
 
 
 class CheckFailed(Exception):
@@ -51,10 +72,59 @@ class CheckFailed(Exception):
         self.facts = facts or {}
 
 
+_EMIT_LOCK = threading.Lock()
+
+
 def emit(event, **fields):
     fields["event"] = event
-    _OUT.write(json.dumps(fields, default=str) + "\n")
-    _OUT.flush()
+    line = json.dumps(fields, default=str) + "\n"
+    with _EMIT_LOCK:
+        _OUT.write(line)
+        _OUT.flush()
+
+
+class Watchdog:
+    """Bound a stage that can hang inside a compiler or a collective.
+
+    While the stage runs it sends a heartbeat every few seconds (so the parent
+    knows the child is alive and waiting on purpose); past ``seconds`` it dumps
+    every thread's stack to stderr, reports the stage as hung and ends the child.
+    """
+
+    def __init__(self, stage, device, seconds, beat=5.0):
+        self.stage, self.device, self.seconds, self.beat = stage, device, seconds, beat
+        self.done = threading.Event()
+
+    def _watch(self):
+        t0 = time.perf_counter()
+        while not self.done.wait(
+            min(self.beat, max(0.05, self.seconds - (time.perf_counter() - t0)))
+        ):
+            waited = time.perf_counter() - t0
+            if waited >= self.seconds:
+                faulthandler.dump_traceback(all_threads=True)
+                emit(
+                    "fail",
+                    stage=self.stage,
+                    device=self.device,
+                    seconds=waited,
+                    kind="hang",
+                    message=f"{self.stage} did not finish within {self.seconds:g} s",
+                    facts={"timeout": self.seconds},
+                )
+                sys.stderr.flush()
+                os._exit(3)
+            emit("progress", stage=self.stage, device=self.device, waited=round(waited, 1))
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self._watch, name="watchdog", daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+        return False
 
 
 def _claim_stdout():
@@ -99,6 +169,7 @@ class Stage:
             kind, facts = exc.kind, exc.facts
         else:
             kind, facts = "error", {"exception": type(exc).__name__}
+        _FAILED.append(self.name)
         emit(
             "fail",
             stage=self.name,
@@ -107,8 +178,22 @@ class Stage:
             kind=kind,
             message=_one_line(exc),
             facts=facts,
+            data=self.data,
         )
         return False
+
+
+def _keep_going(fn, *args):
+    """Run a workload stage; its failure is already reported, so carry on with the next."""
+    try:
+        return fn(*args)
+    except CheckFailed:
+        return None
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        return None
 
 
 def _one_line(exc):
@@ -130,6 +215,61 @@ def _visible_env():
         "HSA_OVERRIDE_GFX_VERSION",
     )
     return {n: os.environ[n] for n in names if n in os.environ}
+
+
+_ENV_PREFIXES = (
+    "HSA_",
+    "HIP_",
+    "ROCR_",
+    "ROCM_",
+    "MIOPEN_",
+    "ROCBLAS_",
+    "HIPBLASLT_",
+    "TORCH_BLAS_",
+    "PYTORCH_",
+    "AMD_LOG",
+    "AMD_SERIALIZE",
+    "GPU_",
+    "NCCL_",
+    "RCCL_",
+    "TORCHINDUCTOR_",
+    "TRITON_",
+    "CUDA_",
+)
+_ENV_SECRETISH = ("KEY", "TOKEN", "SECRET", "PASS", "AUTH", "CRED")
+
+
+def behaviour_env(environ=None):
+    """The variables that change how MIOpen, HIP, the allocator, RCCL or Triton behave."""
+    environ = os.environ if environ is None else environ
+    out = {}
+    for name in sorted(environ):
+        if not name.startswith(_ENV_PREFIXES):
+            continue
+        if any(word in name.upper() for word in _ENV_SECRETISH):
+            continue
+        out[name] = environ[name][:300]
+    return out
+
+
+def miopen_paths(environ=None):
+    """Where MIOpen keeps its kernel cache and user database for this process (Linux defaults)."""
+    environ = os.environ if environ is None else environ
+    home = os.path.expanduser("~")
+    cache = environ.get("MIOPEN_CUSTOM_CACHE_DIR") or os.path.join(home, ".cache", "miopen")
+    userdb = environ.get("MIOPEN_USER_DB_PATH") or os.path.join(home, ".config", "miopen")
+    out = {}
+    for key, path in (("cache_dir", cache), ("user_db", userdb)):
+        probe = path
+        while probe and not os.path.exists(probe):
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+        out[key] = path
+        out[key + "_writable"] = bool(probe) and os.access(probe, os.W_OK | os.X_OK)
+    out["disabled"] = environ.get("MIOPEN_DISABLE_CACHE", "") not in ("", "0")
+    return out
 
 
 def _pci_vendors():
@@ -426,6 +566,373 @@ def stage_sync(torch, backends):
         st.detail = f"{len(backends)} device(s) idle"
 
 
+# ---------------------------------------------------------------- conv2d (MIOpen / cuDNN)
+
+
+def _conv_block(F, x, w1, w2, relu=True):
+    """A ResNet basic block without batch norm: conv3x3, ReLU, conv3x3, residual, ReLU.
+
+    The checked block leaves the ReLUs out: where rounding moves a value across
+    zero, a ReLU's gradient flips between 0 and 1 and the comparison would judge
+    rounding, not the convolutions.
+    """
+    y = F.conv2d(x, w1, padding=1)
+    y = F.relu(y) if relu else y
+    y = F.conv2d(y, w2, padding=1) + x
+    return F.relu(y) if relu else y
+
+
+def _conv_problem(torch, n, c, hw, dtype, device, seed):
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.rand(n, c, hw, hw, generator=gen, dtype=torch.float64) - 0.5
+    w1 = (torch.rand(c, c, 3, 3, generator=gen, dtype=torch.float64) - 0.5) / (3 * c**0.5)
+    w2 = (torch.rand(c, c, 3, 3, generator=gen, dtype=torch.float64) - 0.5) / (3 * c**0.5)
+    g = torch.rand(n, c, hw, hw, generator=gen, dtype=torch.float64) - 0.5
+    low = [t.to(dtype) for t in (x, w1, w2, g)]
+    dev = [t.to(device).requires_grad_(i < 3) for i, t in enumerate(low)]
+    ref = [t.to(torch.float64).requires_grad_(i < 3) for i, t in enumerate(low)]
+    return dev, ref
+
+
+def _conv_fwd_bwd(torch, F, x, w1, w2, g, relu=True):
+    out = _conv_block(F, x, w1, w2, relu)
+    grads = torch.autograd.grad(out, (x, w1, w2), g)
+    return (out,) + tuple(grads)
+
+
+def _rel_err(torch, got, ref):
+    got64 = got.detach().to("cpu", torch.float64)
+    if not bool(torch.isfinite(got64).all()):
+        return float("inf")
+    ref = ref.detach()
+    scale = float(ref.abs().max()) or 1.0
+    if float(got64.abs().max()) == 0.0 and scale > 0:
+        return float("inf")
+    return float((got64 - ref).abs().max()) / scale
+
+
+def _check_conv(torch, F, be, name, seed):
+    """Forward and backward of the block against CPU float64; returns the worst error."""
+    dt = _dtype(torch, name)
+    n, c, hw = (1, 8, 12) if be.cpu else (2, 32, 20)
+    dev, ref = _conv_problem(torch, n, c, hw, dt, be.device, seed)
+    got = _conv_fwd_bwd(torch, F, *dev, relu=False)
+    be.sync()
+    want = _conv_fwd_bwd(torch, F, *ref, relu=False)
+    worst, what = 0.0, ""
+    labels = ("output", "grad input", "grad weight 1", "grad weight 2")
+    for i, label in enumerate(labels):
+        err = _rel_err(torch, got[i], want[i])
+        if not err <= worst:
+            worst, what = err, label
+    tol = CONV_TOLERANCE[name]
+    if not worst <= tol:
+        shown = "NaN/inf/zeros" if worst == float("inf") else f"max rel err {worst:.2e}"
+        raise CheckFailed(
+            "wrong-result",
+            f"{name} conv2d {what} differs from the float64 reference: {shown} > {tol:.0e}",
+            {"dtype": name, "error": worst, "tolerance": tol, "tensor": what},
+        )
+    return worst
+
+
+def _time_conv(torch, F, be, name, shape, block_s, blocks):
+    """First call and steady-state time of forward+backward of the block at ``shape``."""
+    n, c, hw = shape
+    dt = _dtype(torch, name)
+    x = (torch.rand(n, c, hw, hw, device=be.device, dtype=dt) - 0.5).requires_grad_()
+    w1 = (
+        (torch.rand(c, c, 3, 3, device=be.device, dtype=dt) - 0.5) / (3 * c**0.5)
+    ).requires_grad_()
+    w2 = (
+        (torch.rand(c, c, 3, 3, device=be.device, dtype=dt) - 0.5) / (3 * c**0.5)
+    ).requires_grad_()
+    g = torch.rand(n, c, hw, hw, device=be.device, dtype=dt) - 0.5
+    be.sync()
+    t0 = time.perf_counter()
+    _conv_fwd_bwd(torch, F, x, w1, w2, g)
+    be.sync()
+    first = time.perf_counter() - t0
+    for _ in range(1 if be.cpu else 3):
+        _conv_fwd_bwd(torch, F, x, w1, w2, g)
+    be.sync()
+    start, stop = be.timer()
+    start()
+    _conv_fwd_bwd(torch, F, x, w1, w2, g)
+    per_block = max(1, min(5000, int(math.ceil(block_s / max(stop(), 1e-6)))))
+    times = []
+    for _ in range(blocks):
+        start, stop = be.timer()
+        start()
+        for _ in range(per_block):
+            _conv_fwd_bwd(torch, F, x, w1, w2, g)
+        times.append(stop() / per_block)
+    times.sort()
+    per_iter = times[len(times) // 2]
+    flops = 6.0 * 2.0 * n * hw * hw * c * c * 9  # 2 convs x (forward, grad input, grad weight)
+    return {
+        "first_s": round(first, 4),
+        "repeat_ms": round(per_iter * 1e3, 4),
+        "tflops": round(flops / max(per_iter, 1e-12) / 1e12, 2),
+    }
+
+
+def stage_conv(torch, be, plan):
+    """Convolutions through MIOpen (cuDNN on CUDA): right numbers, and what the first call costs."""
+    import torch.nn.functional as F
+
+    # ResNet-18's layer1 at batch 128 on a GPU: large enough that the GPU, not
+    # Python's autograd overhead, sets the pace (at batch 32 it was CPU-bound).
+    shape = (1, 8, 12) if be.cpu else (128, 64, 56)
+    with Stage("conv", be.index) as st:
+        st.data = {"shape": list(shape), "dtypes": {}}
+        if not be.cpu:
+            st.data["backend"] = {
+                "cudnn": _safe(lambda: torch.backends.cudnn.version(), None),
+                "enabled": bool(torch.backends.cudnn.enabled),
+                "benchmark": bool(torch.backends.cudnn.benchmark),
+            }
+            if getattr(torch.version, "hip", None):
+                st.data["miopen"] = miopen_paths()
+        parts = []
+        for seed, name in enumerate(("fp32", "fp16", "bf16")):
+            t0 = time.perf_counter()
+            err = _check_conv(torch, F, be, name, seed + 11)
+            check_first = time.perf_counter() - t0
+            timing = _time_conv(torch, F, be, name, shape, plan[1], plan[2])
+            timing["check_first_s"] = round(check_first, 4)
+            timing["error"] = err
+            st.data["dtypes"][name] = timing
+            emit("progress", stage="conv", device=be.index, conv=name, **timing)
+            parts.append("{} {:.2f}s/{:.2f}ms".format(name, timing["first_s"], timing["repeat_ms"]))
+        first_use = st.data["dtypes"]["fp32"]["check_first_s"]
+        st.detail = "first use {:.1f}s; first/repeat: {}".format(first_use, ", ".join(parts))
+
+
+# ---------------------------------------------------------------- training step
+
+
+def _grad_scaler(torch, be):
+    amp = getattr(torch, "amp", None)
+    if amp is not None and hasattr(amp, "GradScaler"):
+        try:
+            return amp.GradScaler(be.device.type, enabled=not be.cpu)
+        except TypeError:
+            pass
+    return torch.cuda.amp.GradScaler(enabled=not be.cpu)
+
+
+def stage_train(torch, be):
+    """A few steps of a small conv net with autocast and a GradScaler: the loss must fall."""
+    nn = torch.nn
+    with Stage("train", be.index) as st:
+        gen = torch.Generator().manual_seed(7)
+        torch.manual_seed(7)
+        batch, hw = (16, 8) if be.cpu else (64, 32)
+        model = nn.Sequential(
+            nn.Conv2d(3, 16, 3, stride=2, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(16 * (hw // 2) ** 2, 64),
+            nn.ReLU(),
+            nn.Linear(64, 10),
+        ).to(be.device)
+        x = torch.randn(batch, 3, hw, hw, generator=gen).to(be.device)
+        y = torch.randint(0, 10, (batch,), generator=gen).to(be.device)
+        opt = torch.optim.Adam(model.parameters(), lr=2e-3)
+        amp_dtype = torch.bfloat16 if be.cpu else torch.float16
+        scaler = _grad_scaler(torch, be)
+        losses, scales = [], []
+        for _ in range(10):
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast(device_type=be.device.type, dtype=amp_dtype):
+                loss = nn.functional.cross_entropy(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            losses.append(float(loss.detach()))
+            scales.append(float(scaler.get_scale()) if scaler.is_enabled() else 1.0)
+        st.data = {"losses": [round(v, 4) for v in losses], "amp_dtype": str(amp_dtype)[6:]}
+        if not all(math.isfinite(v) for v in losses):
+            raise CheckFailed(
+                "wrong-result", "training loss became NaN/inf under autocast", {"losses": losses}
+            )
+        bad = [n for n, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
+        if bad:
+            raise CheckFailed("wrong-result", "weights became NaN/inf after training: " + bad[0])
+        skipped = sum(1 for i in range(1, len(scales)) if scales[i] < scales[i - 1])
+        if skipped > 4:
+            raise CheckFailed(
+                "wrong-result",
+                f"GradScaler found inf/NaN gradients in {skipped} of {len(losses)} steps",
+                {"scales": scales},
+            )
+        if not min(losses[-3:]) < 0.7 * losses[0]:
+            raise CheckFailed(
+                "wrong-result",
+                f"training loss did not fall: {losses[0]:.3f} -> {losses[-1]:.3f} over {len(losses)} steps",
+                {"losses": losses},
+            )
+        st.detail = "loss {:.2f} -> {:.2f} in {} steps ({} autocast + GradScaler)".format(
+            losses[0], losses[-1], len(losses), st.data["amp_dtype"]
+        )
+
+
+# ---------------------------------------------------------------- torch.compile
+
+
+def _triton_facts():
+    try:
+        import triton
+    except Exception as exc:  # missing, or broken enough not to import
+        return {"error": _one_line(exc)}
+    base = os.path.dirname(getattr(triton, "__file__", "") or "")
+    root = os.path.join(base, "backends")
+    backends = _safe(lambda: sorted(os.listdir(root)), [])
+    return {
+        "version": getattr(triton, "__version__", "?"),
+        "path": base,
+        "backends": [
+            b
+            for b in backends
+            if not b.startswith(("_", ".")) and os.path.isdir(os.path.join(root, b))
+        ],
+    }
+
+
+def _compiled_fn(torch):
+    def f(x, y):
+        return torch.nn.functional.gelu(x) * y + torch.sin(x).sum(dim=-1, keepdim=True)
+
+    return f
+
+
+def stage_compile(torch, be, timeout):
+    """torch.compile of a small function: the Inductor/Triton path, under its own timeout."""
+    with Stage("compile", be.index) as st:
+        backend = "eager" if be.cpu else "inductor"  # a rehearsal exercises dynamo only
+        tri = None if be.cpu else _triton_facts()
+        st.data = {"backend": backend, "triton": tri, "timeout": timeout}
+        if tri is not None and "error" in tri:
+            raise CheckFailed(
+                "error",
+                "torch.compile needs Triton, which does not import here: " + tri["error"],
+                {"triton": tri},
+            )
+        hip = getattr(torch.version, "hip", None)
+        if tri is not None and hip and tri["backends"] and "amd" not in tri["backends"]:
+            raise CheckFailed(
+                "error",
+                "Triton {} at {} has no AMD backend ({}): a CUDA build of Triton "
+                "shadows the ROCm one".format(
+                    tri["version"], tri["path"], ", ".join(tri["backends"])
+                ),
+                {"triton": tri},
+            )
+        if not be.cpu:
+            # Compile in this process: a pool of compile workers would cost more than the kernel.
+            _safe(lambda: setattr(_inductor_config(torch), "compile_threads", 1), None)
+        f = _compiled_fn(torch)
+        gen = torch.Generator().manual_seed(5)
+        x = torch.randn(256, 512, generator=gen).to(be.device)
+        y = torch.randn(256, 512, generator=gen).to(be.device)
+        compiled = torch.compile(f, backend=backend, dynamic=False)
+        with Watchdog("compile", be.index, timeout, beat=_BEAT):
+            t0 = time.perf_counter()
+            got = compiled(x, y)
+            be.sync()
+            first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        got = compiled(x, y)
+        be.sync()
+        again = time.perf_counter() - t0
+        err = _rel_err(torch, got, f(x, y).to("cpu", torch.float64))
+        st.data.update({"first_s": round(first, 3), "repeat_ms": round(again * 1e3, 3)})
+        if not err <= 1e-4:
+            raise CheckFailed(
+                "wrong-result",
+                f"torch.compile result differs from eager: max rel err {err:.2e}",
+                {"error": err},
+            )
+        st.detail = "{} compiled in {:.1f}s, then {:.2f} ms{}".format(
+            backend,
+            first,
+            again * 1e3,
+            ", triton " + tri["version"] if tri else "",
+        )
+
+
+def _inductor_config(torch):
+    import torch._inductor.config as config
+
+    return config
+
+
+# ---------------------------------------------------------------- memory
+
+
+def stage_memory(torch, be):
+    """Fill most of the free memory in chunks, read every chunk back, then take the OOM path."""
+    with Stage("memory", be.index) as st:
+        if not be.cpu:
+            torch.cuda.empty_cache()
+        free = (64 << 20) if be.cpu else be.free_bytes()
+        chunk = (4 << 20) if be.cpu else (1 << 30)
+        count = max(1, int(free * 0.85) // chunk)
+        chunks, sums = [], []
+        t0 = time.perf_counter()
+        try:
+            for i in range(count):
+                t = torch.empty(chunk // 4, dtype=torch.int32, device=be.device)
+                t.fill_(i + 1)
+                chunks.append(t)
+        except RuntimeError as exc:
+            got = len(chunks)
+            del chunks[:]
+            if not be.cpu:
+                torch.cuda.empty_cache()
+            raise CheckFailed(
+                "error",
+                f"{_one_line(exc)} after {got * chunk / 2.0**30:.1f} of the {free / 2.0**30:.1f} GiB reported free",
+                {"free_bytes": free, "allocated_chunks": got},
+            ) from None
+        be.sync()
+        fill_s = time.perf_counter() - t0
+        for t in chunks:
+            sums.append(torch.stack([t.min(), t.max()]))
+        seen = torch.stack(sums).to("cpu").tolist()
+        total_s = time.perf_counter() - t0
+        del chunks[:], sums[:]
+        if not be.cpu:
+            torch.cuda.empty_cache()
+        wrong = [i for i, (lo, hi) in enumerate(seen) if lo != i + 1 or hi != i + 1]
+        gib = count * chunk / 2.0**30
+        st.data = {
+            "free_gib": round(free / 2.0**30, 2),
+            "checked_gib": round(gib, 2),
+            "chunks": count,
+            "fill_gbps": round(count * chunk / max(fill_s, 1e-9) / 1e9, 1),
+        }
+        if wrong:
+            lo, hi = seen[wrong[0]]
+            raise CheckFailed(
+                "wrong-result",
+                f"memory chunk {wrong[0]} of {count} reads back {lo}..{hi}, written {wrong[0] + 1}",
+                {"bad_chunks": len(wrong)},
+            )
+        oom = "skipped on the CPU"
+        if not be.cpu:
+            try:
+                torch.empty(1 << 48, dtype=torch.uint8, device=be.device)
+            except RuntimeError as exc:
+                oom = "raised" if "out of memory" in str(exc).lower() else _one_line(exc)[:120]
+            else:
+                oom = "a 256 TiB allocation succeeded"
+            torch.cuda.empty_cache()
+        st.data["oom_path"] = oom
+        st.detail = f"{gib:.1f} of {free / 2.0**30:.1f} GiB free filled and read back in {total_s:.1f}s; OOM {oom}"
+
+
 # ---------------------------------------------------------------- all-reduce
 
 
@@ -483,8 +990,8 @@ def _collect_ranks(procs, timeout):
     return results
 
 
-def stage_allreduce(world, cpu, timeout):
-    with Stage("allreduce") as st:
+def stage_allreduce(world, cpu, timeout, name="allreduce"):
+    with Stage(name) as st:
         # Leave the parent a margin: the child should report a stuck all-reduce itself.
         limit = max(5.0, timeout * 0.8)
         results = _collect_ranks(_spawn_ranks(world, cpu, limit), limit)
@@ -498,6 +1005,50 @@ def stage_allreduce(world, cpu, timeout):
         busbw = min(r["busbw_gbps"] for r in results)
         st.data = {"world": world, "busbw_gbps": busbw, "backend": results[0]["backend"]}
         st.detail = f"{world} ranks, {results[0]['backend']}, bus bandwidth {busbw:.1f} GB/s"
+
+
+def stage_pg(torch, backends, cpu, timeout):
+    """A torch.distributed process group on nccl (RCCL on ROCm): one rank here, or one per GPU."""
+    if len(backends) >= 2:
+        return stage_allreduce(len(backends), cpu, timeout / 0.8, name="pg")
+    import datetime
+
+    be = backends[0]
+    with Stage("pg", be.index) as st:
+        import torch.distributed as dist
+
+        if not dist.is_available():
+            raise CheckFailed("error", "torch.distributed is not available in this torch build")
+        backend = "gloo" if cpu else "nccl"
+        limit = timeout
+        with Watchdog("pg", be.index, limit, beat=min(_BEAT, limit / 2)):
+            dist.init_process_group(
+                backend,
+                store=dist.HashStore(),
+                rank=0,
+                world_size=1,
+                timeout=datetime.timedelta(seconds=limit),
+            )
+            try:
+                x = torch.full(((1 << 16) if cpu else (16 << 20),), 3.0, device=be.device)
+                dist.all_reduce(x)
+                be.sync()
+                t0 = time.perf_counter()
+                for _ in range(5):
+                    dist.all_reduce(x)
+                be.sync()
+                secs = (time.perf_counter() - t0) / 5
+                value = float(x.min()), float(x.max())
+            finally:
+                dist.destroy_process_group()
+        if value != (3.0, 3.0):
+            raise CheckFailed(
+                "wrong-result",
+                "a world-size-1 all-reduce changed the data: {}..{}, expected 3.0".format(*value),
+            )
+        gbps = x.numel() * 4 / max(secs, 1e-9) / 1e9
+        st.data = {"world": 1, "backend": backend, "algbw_gbps": round(gbps, 1)}
+        st.detail = f"1 rank, {backend}: init, all-reduce, destroy ({gbps:.0f} GB/s)"
 
 
 def rank_main(args):
@@ -558,14 +1109,19 @@ def rank_main(args):
 
 
 def run_stages(args):
+    level = args.level
     torch, flavour = stage_import()
     if args.cpu:
+        # A rehearsal proves the code paths; one thread keeps it quick on a busy CI box
+        # (OpenMP workers spinning against other jobs cost more than they save here).
+        torch.set_num_threads(1)
         indexes, largest, plan = [None], 256, (0.02, 0.01, 3)
         stage_enumerate_cpu()
     else:
         count = stage_init(torch, flavour)
         indexes = stage_enumerate(torch, flavour, count, args.device)
-        largest, plan = args.size, (0.3, 0.15, 5)
+        largest, plan = args.size, (0.25, 0.12, 4)
+    conv_plan = (plan[0], 0.001, 1) if args.cpu else (plan[0], 0.1, 3)
     backends = [Backend(torch, i) for i in indexes]
     for be in backends:
         if not be.cpu:
@@ -575,11 +1131,25 @@ def run_stages(args):
         stage_copy(torch, be)
         stage_matmul(torch, be)
         stage_dtypes(torch, be, 128 if be.cpu else 1024)
-        stage_perf(torch, be, largest, plan)
+        if level in ("standard", "full"):
+            _keep_going(stage_perf, torch, be, largest, plan)
+            _keep_going(stage_conv, torch, be, conv_plan)
+            _keep_going(stage_train, torch, be)
     stage_sync(torch, backends)
     world = args.ranks if args.cpu else len(backends)
-    if world >= 2:
-        stage_allreduce(world, args.cpu, args.timeout)
+    if level == "full":
+        if not backends[0].cpu:
+            torch.cuda.set_device(backends[0].index)
+        pg_timeout = args.pg_timeout or max(5.0, args.timeout * 0.8)
+        ranks = backends if world < 2 else [None] * world
+        _keep_going(stage_pg, torch, ranks, args.cpu, pg_timeout)
+        _keep_going(stage_compile, torch, backends[0], args.compile_timeout)
+        for be in backends:
+            if not be.cpu:
+                torch.cuda.set_device(be.index)
+            _keep_going(stage_memory, torch, be)
+    elif level == "standard" and world >= 2:
+        _keep_going(stage_allreduce, world, args.cpu, args.timeout)
 
 
 def stage_enumerate_cpu():
@@ -595,6 +1165,16 @@ def parse_args(argv):
     p.add_argument("--device", default="0", help="GPU index or 'all'")
     p.add_argument("--size", type=int, default=8192, help="largest square size of the timed matmul")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the all-reduce")
+    p.add_argument("--level", default="standard", choices=LEVELS, help="how much to test")
+    p.add_argument(
+        "--compile-timeout",
+        type=float,
+        default=120.0,
+        help="seconds for torch.compile's first call",
+    )
+    p.add_argument(
+        "--pg-timeout", type=float, default=0.0, help="seconds for the process group stage"
+    )
     p.add_argument("--cpu", action="store_true", help="rehearse every stage on the CPU")
     p.add_argument("--ranks", type=int, default=0, help="CPU rehearsal: gloo all-reduce ranks")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)
@@ -604,9 +1184,11 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    global _BEAT
     args = parse_args(argv)
     if args.rank is not None:
         return rank_main(args)
+    _BEAT = max(0.2, min(5.0, args.timeout / 3.0))
     _claim_stdout()
     if hasattr(signal, "SIGUSR1"):
         # The parent sends SIGUSR1 before killing a hung child: dump where it is stuck.
@@ -617,6 +1199,9 @@ def main(argv=None):
         python=sys.version.split()[0],
         executable=sys.executable,
         pid=os.getpid(),
+        level=args.level,
+        env=behaviour_env(),
+        miopen=miopen_paths(),
     )
     try:
         run_stages(args)
@@ -627,8 +1212,8 @@ def main(argv=None):
 
         traceback.print_exc()
         return 1
-    emit("end", elapsed=time.perf_counter() - _T0)
-    return 0
+    emit("end", elapsed=time.perf_counter() - _T0, failed=list(_FAILED))
+    return 1 if _FAILED else 0
 
 
 if __name__ == "__main__":

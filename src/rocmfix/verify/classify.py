@@ -24,7 +24,9 @@ def _unique(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
-def text_kb_ids(lines: Iterable[str], amd_machine: bool = False) -> tuple[str, ...]:
+def text_kb_ids(
+    lines: Iterable[str], amd_machine: bool = False, stage: str | None = None
+) -> tuple[str, ...]:
     """KB ids the knowledge base names with confidence for the child's stderr.
 
     The same matcher as `rocmfix explain`, so verify and explain always agree.
@@ -45,10 +47,9 @@ def text_kb_ids(lines: Iterable[str], amd_machine: bool = False) -> tuple[str, .
         result = matcher_for(load_kb()).explain_text(text)
     except KbError:
         return ()
-    # The verify child runs no convolution, so MIOpen's first-run search is never its cause.
-    return tuple(
-        m.entry.id for m in result.matches if m.confident and m.entry.id not in _NOT_VERIFY
-    )
+    # Only the conv stage runs convolutions: elsewhere MIOpen's first-run search is never the cause.
+    skip = () if stage in ("conv", "train") else _NOT_VERIFY
+    return tuple(m.entry.id for m in result.matches if m.confident and m.entry.id not in skip)
 
 
 _NOT_VERIFY = frozenset({"miopen-slow-first-run"})
@@ -69,16 +70,16 @@ def _hides_devices(visible: Mapping[str, str]) -> bool:
 
 
 def _on_amd(facts: Mapping[str, Any]) -> bool:
-    return _AMD_VENDOR in (facts.get("pci_vendors") or ()) or facts.get("kfd") in (
-        "ok",
-        "no-access",
-    )
+    vendors = facts.get("pci_vendors")
+    vendors = vendors if isinstance(vendors, (list, tuple)) else ()
+    return _AMD_VENDOR in vendors or facts.get("kfd") in ("ok", "no-access")
 
 
 def no_gpu_kb_ids(facts: Mapping[str, Any]) -> tuple[str, ...]:
     """Explain "torch sees no GPU" from the facts the child collected."""
     flavour = facts.get("flavour")
-    visible = facts.get("visible") or {}
+    visible = facts.get("visible")
+    visible = visible if isinstance(visible, dict) else {}
     amd = _on_amd(facts)
     ids: list[str] = []
     if flavour == "cpu":
@@ -98,8 +99,12 @@ def no_gpu_kb_ids(facts: Mapping[str, Any]) -> tuple[str, ...]:
 def kind_kb_ids(kind: FailureKind, stage: str, sig: str | None) -> tuple[str, ...]:
     """What the kind of failure (and where it happened) says by itself."""
     ids: list[str] = []
-    if stage == "allreduce" and kind in (FailureKind.ERROR, FailureKind.HANG):
+    if stage in ("allreduce", "pg") and kind in (FailureKind.ERROR, FailureKind.HANG):
         ids.append("distributed-rccl-failure")
+    if stage == "compile" and kind in (FailureKind.ERROR, FailureKind.HANG, FailureKind.CRASH):
+        ids.append("triton-or-compile-failure")
+    if stage == "conv" and kind is FailureKind.HANG:
+        ids.append("miopen-slow-first-run")  # MIOpen's first search can outlast the timeout
     if kind is FailureKind.CRASH and sig == "SIGSEGV":
         ids.append("segfault-at-gpu-init")
     if kind is FailureKind.HANG:
@@ -137,7 +142,7 @@ def build_failure(
     ids: list[str] = []
     if kind is FailureKind.NO_GPU:
         ids += no_gpu_kb_ids(facts or {})
-    ids += text_kb_ids([*stderr_lines, message], amd_machine=_on_amd(facts or {}))
+    ids += text_kb_ids([*stderr_lines, message], amd_machine=_on_amd(facts or {}), stage=stage)
     ids += kind_kb_ids(kind, stage, sig)
     if kind is not FailureKind.NO_GPU:
         ids += integrated_gpu_ids(devices)

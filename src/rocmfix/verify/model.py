@@ -23,9 +23,64 @@ STAGES: dict[str, str] = {
     "matmul": "small matmul vs CPU float64",
     "dtypes": "fp32/fp16/bf16 matmuls",
     "perf": "timed large matmul",
+    "conv": "conv2d block fwd+bwd (MIOpen)",
+    "train": "training step (autocast+GradScaler)",
     "sync": "synchronize",
     "allreduce": "all-reduce across GPUs",
+    "pg": "nccl process group + all-reduce",
+    "compile": "torch.compile (Inductor/Triton)",
+    "memory": "fill most free memory",
 }
+
+PER_DEVICE: frozenset[str] = frozenset(
+    {"alloc", "copy", "matmul", "dtypes", "perf", "conv", "train", "memory"}
+)
+"""Stages run once per tested GPU; the others run once per run."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named set of stages, like the run levels of AMD's RVS or DCGM's ``-r 1..4``."""
+
+    name: str
+    stages: tuple[str, ...]
+    """Stage ids in the order the child runs them (allreduce only with 2+ GPUs)."""
+    expected: str
+    """What a user should expect it to take on one healthy GPU."""
+    budget: float
+    """Seconds of work beyond the stall timeout before the run is cut off."""
+
+    def required(self, devices: int, cpu: bool = False, ranks: int = 0) -> tuple[str, ...]:
+        """Stages a passing run must report (with ``devices`` GPUs, or a CPU rehearsal)."""
+        world = ranks if cpu else devices
+        out = []
+        for stage in self.stages:
+            if stage == "init" and cpu:
+                continue
+            if stage == "allreduce" and world < 2:
+                continue
+            out.append(stage)
+        return tuple(out)
+
+
+_QUICK = ("import", "init", "enumerate", "alloc", "copy", "matmul", "dtypes", "sync")
+LEVELS: dict[str, Level] = {
+    "quick": Level("quick", _QUICK, "a few seconds after the torch import", 60.0),
+    "standard": Level(
+        "standard",
+        (*_QUICK[:-1], "perf", "conv", "train", "sync", "allreduce"),
+        "about 10-15 s on a datacenter GPU; the first conv run can take minutes while MIOpen "
+        "searches and compiles kernels",
+        240.0,
+    ),
+    "full": Level(
+        "full",
+        (*_QUICK[:-1], "perf", "conv", "train", "sync", "pg", "compile", "memory"),
+        "about 30-40 s on a datacenter GPU, more on a cold torch.compile cache",
+        480.0,
+    ),
+}
+DEFAULT_LEVEL = "standard"
 
 DTYPES: tuple[str, ...] = ("fp32", "fp16", "bf16")
 
@@ -66,6 +121,8 @@ class StageEvent:
     """GPU index for per-device stages, else None."""
     detail: str = ""
     """One line saying what was measured (e.g. ``max rel err 1.2e-07``)."""
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+    """What the stage measured, as the child reported it (conv timings, losses...)."""
 
     @property
     def label(self) -> str:
@@ -79,6 +136,7 @@ class StageEvent:
             "ok": self.ok,
             "seconds": round(self.seconds, 4),
             "detail": self.detail,
+            "data": self.data,
         }
 
 
@@ -173,6 +231,12 @@ class VerifyResult:
     """Wall time of the whole run in the parent, seconds."""
     child_elapsed: float | None = None
     """Time the child reported for its own work, seconds (None if it never finished)."""
+    level: str = DEFAULT_LEVEL
+    """quick | standard | full."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables in the child's environment that change MIOpen/HIP/RCCL/Triton behaviour."""
+    kb_hints: tuple[str, ...] = ()
+    """KB ids worth reading although nothing failed (e.g. a slow first convolution)."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``rocmfix.verify/1`` object printed by ``rocmfix verify --json``."""
@@ -192,4 +256,8 @@ class VerifyResult:
             "notes": list(self.notes),
             "elapsed": round(self.elapsed, 3),
             "child_elapsed": None if self.child_elapsed is None else round(self.child_elapsed, 3),
+            "level": self.level,
+            "required_stages": list(LEVELS[self.level].stages) if self.level in LEVELS else [],
+            "env": dict(self.env),
+            "kb_hints": list(self.kb_hints),
         }

@@ -80,8 +80,15 @@ def render(result: VerifyResult) -> Group:
         parts.append(_device_table(result))
     for note in result.notes:
         parts.append(Text(f"note: {note}", style="yellow"))
+    for kb_id in result.kb_hints:
+        parts.append(Text(f"read: rocmfix kb show {kb_id}", style="yellow"))
     if result.failure is not None:
         parts.append(_failure_panel(result))
     else:
-        parts.append(Text(f"GPU verified in {result.elapsed:.1f}s", style="bold green"))
+        parts.append(
+            Text(
+                f"GPU verified at level {result.level} in {result.elapsed:.1f}s",
+                style="bold green",
+            )
+        )
     return Group(*parts)

@@ -15,8 +15,22 @@ import sys
 import time
 
 T0 = time.perf_counter()
-ORDER = ["import", "init", "enumerate", "alloc", "copy", "matmul", "dtypes", "perf", "sync"]
-PER_DEVICE = {"alloc", "copy", "matmul", "dtypes", "perf"}
+QUICK = ["import", "init", "enumerate", "alloc", "copy", "matmul", "dtypes"]
+LEVELS = {
+    "quick": QUICK + ["sync"],
+    "standard": QUICK + ["perf", "conv", "train", "sync"],
+    "full": QUICK + ["perf", "conv", "train", "sync", "pg", "compile", "memory"],
+}
+PER_DEVICE = {"alloc", "copy", "matmul", "dtypes", "perf", "conv", "train", "memory"}
+
+
+def _level():
+    args = sys.argv[2:]
+    return args[args.index("--level") + 1] if "--level" in args else "standard"
+
+
+ORDER = LEVELS[_level()]
+MIOPEN = {"cache_dir": "/home/alex/.cache/miopen", "user_db": "/home/alex/.config/miopen"}
 
 
 def emit(event, **fields):
@@ -32,13 +46,28 @@ def data_for(stage, gpu, tflops):
         return {"devices": [{"index": 0, "name": gpu[0], "arch": gpu[1], "memory_gib": 141.0}]}
     if stage == "perf":
         return {"tflops": tflops, "size": 8192}
+    if stage == "conv":
+        first = CONV_FIRST_S
+        row = {"first_s": first, "repeat_ms": 2.5, "tflops": 150.0, "error": 1e-4}
+        return {"shape": [32, 64, 56], "dtypes": {"fp32": row, "fp16": row, "bf16": row}}
     return {}
+
+
+CONV_FIRST_S = 0.2
 
 
 def run_until(target, gpu=("AMD Instinct MI300X", "gfx942:sramecc+:xnack-"), tflops=None):
     """Emit done for every stage before ``target`` and start for ``target``."""
     tflops = tflops or {"fp32": 120.0, "fp16": 900.0, "bf16": 910.0}
-    emit("hello", protocol=1, python="3.11.0", executable=sys.executable, pid=os.getpid())
+    emit(
+        "hello",
+        protocol=1,
+        python="3.11.0",
+        executable=sys.executable,
+        pid=os.getpid(),
+        env={k: v for k, v in os.environ.items() if k.startswith(("MIOPEN_", "HSA_"))},
+        miopen=MIOPEN,
+    )
     for stage in ORDER:
         device = 0 if stage in PER_DEVICE else None
         emit("start", stage=stage, device=device)
@@ -66,7 +95,52 @@ def die(sig):
 
 
 def main(scenario):
+    global CONV_FIRST_S
     if scenario == "ok":
+        run_until(None)
+    elif scenario == "slow_first_conv":
+        CONV_FIRST_S = 14.0
+        run_until(None)
+    elif scenario == "miopen_db_error":
+        sys.stderr.write(
+            "MIOpen(HIP): Error [Exec] Internal error while accessing SQLite database: "
+            "database disk image is malformed\n"
+        )
+        sys.stderr.flush()
+        run_until(None)
+    elif scenario == "pg_hang":
+        run_until("pg")
+        time.sleep(3600)
+    elif scenario == "end_only":
+        emit("end", elapsed=0.0)
+    elif scenario == "drip":
+        run_until("conv")
+        while True:
+            emit("progress", stage="conv", device=0)
+            time.sleep(0.2)
+    elif scenario == "setsid_orphan":
+        # A helper that leaves the child's session and process group (setsid + double fork).
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            if os.fork() == 0:
+                with open(os.environ["FAKE_HELPER_PIDFILE"], "w") as fh:
+                    fh.write(str(os.getpid()))
+                os.closerange(0, 3)
+                time.sleep(3600)
+            os._exit(0)
+        os.waitpid(pid, 0)
+        while not os.path.exists(os.environ["FAKE_HELPER_PIDFILE"]):
+            time.sleep(0.01)
+        run_until(None)
+    elif scenario == "huge_line":
+        block = "x" * (1 << 20)
+        for _ in range(int(os.environ.get("FAKE_LINE_MB", "1536"))):
+            sys.stdout.write(block)
+        sys.stdout.write("\n")
+        for _ in range(64):
+            sys.stderr.write(block)
+        sys.stderr.write("\n")
         run_until(None)
     elif scenario == "ok_h200":
         run_until(

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from upstream_machines import MACHINES  # noqa: E402 - next to this script
+
 FW = "https://github.com/ROCm/legacy-rocm-build/issues/1180"  # rocminfo layout (RDNA2 thread)
 
 # gfx -> (gfx_target_version, PCI device id, simd_count, marketing name, VRAM bytes)
@@ -433,6 +437,8 @@ def build(name: str, sc: dict) -> None:
         if path.startswith("/dev/kfd") or path.startswith("/dev/dri"):
             rw[path] = sc.get("rw", True)
     listdir = {"/dev/dri": [p.rsplit("/", 1)[1] for p in stats if p.startswith("/dev/dri/")]}
+    if "/dev/kfd" not in stats:
+        exists["/dev/kfd"] = False
     if sc.get("rocm"):
         ver = sc["rocm"]
         base = f"/opt/rocm-{ver}"
@@ -533,7 +539,237 @@ def build(name: str, sc: dict) -> None:
     (out / "README.md").write_text("\n".join(lines), encoding="utf-8")
 
 
+def _stat(group: str, gid: int, mode: str = "crw-rw----") -> dict:
+    return {"mode": mode, "uid": 0, "gid": gid, "size": 0, "owner": "root", "group": group}
+
+
+def _cmd(argv: list[str], rc: int, out: str) -> dict:
+    return {
+        "argv": argv,
+        "returncode": rc,
+        "stdout": out,
+        "stderr": "",
+        "timed_out": False,
+        "missing": False,
+    }
+
+
+GIDS = {"root": 0, "adm": 4, "cdrom": 24, "sudo": 27, "dip": 30, "video": 44, "plugdev": 46}
+
+
+def build_upstream(name: str, sc: dict) -> None:
+    """A machine from upstream_machines.MACHINES: only what its post states is recorded."""
+    out = HERE / name
+    shutil.rmtree(out, ignore_errors=True)
+    root = out / "root"
+    user = sc.get("user", "alex")
+    uid = 0 if user == "root" else 1000
+    pretty, os_id, os_version = sc["os"]
+    kernel = sc["kernel"]
+    write(
+        root, "/etc/os-release", f'PRETTY_NAME="{pretty}"\nID={os_id}\nVERSION_ID="{os_version}"\n'
+    )
+    write(root, "/proc/sys/kernel/osrelease", kernel + "\n")
+    write(root, "/proc/version", f"Linux version {kernel} #1 SMP\n")
+    if sc.get("cmdline"):
+        write(root, "/proc/cmdline", sc["cmdline"] + "\n")
+    dev_group, dev_gid = sc.get("device_group", ("render", 110))
+    groups = ["root"] if uid == 0 else sc.get("process_groups", [user, "sudo", "video", "render"])
+    gid_of = {**GIDS, "render": 110, user: 1000 if uid else 0, dev_group: dev_gid}
+    for extra in groups:
+        gid_of.setdefault(extra, 2000 + len(gid_of))
+    members = {g: [user] for g in groups if g != user and uid != 0}
+    lines = [f"{g}:x:{gid}:{','.join(members.get(g, []))}" for g, gid in gid_of.items()]
+    write(root, "/etc/group", "\n".join(lines) + "\n")
+    stats: dict = {}
+    exists: dict = {}
+    rw: dict = {}
+    rw_errno: dict = {}
+    commands: list = []
+    links: dict = {}
+    wsl = sc.get("wsl", False)
+    if wsl:
+        stats["/dev/dxg"] = _stat("root", 0, "crw-rw-rw-")
+    else:
+        write(root, "/sys/module/amdgpu/initstate", "live\n")
+        if sc.get("module_version"):
+            write(root, "/sys/module/amdgpu/version", sc["module_version"] + "\n")
+    if sc.get("container") == "docker":
+        write(root, "/.dockerenv", "")
+    if sc.get("container") == "podman":
+        write(root, "/run/.containerenv", "")
+    kfd_gpus = sc.get("kfd_gpus", [])
+    topo = "/sys/class/kfd/kfd/topology/nodes"
+    if kfd_gpus or sc.get("kfd_node_errno"):
+        stats["/dev/kfd"] = _stat(dev_group, dev_gid)
+        errno = sc.get("kfd_node_errno") or sc.get("node_errno")
+        rw["/dev/kfd"] = errno is None
+        if errno:
+            rw_errno["/dev/kfd"] = errno
+        write(
+            root, f"{topo}/0/properties", "cpu_cores_count 4\nsimd_count 0\ngfx_target_version 0\n"
+        )
+    for g in kfd_gpus:
+        props = [
+            "cpu_cores_count 0",
+            f"simd_count {g['simd']}",
+            f"gfx_target_version {g['version']}",
+            "vendor_id 4098",
+            *([f"device_id {g['device']}"] if g["device"] is not None else []),
+            f"location_id {g['bus'] << 8}",
+            "domain 0",
+            f"drm_render_minor {g['minor']}",
+        ]
+        write(root, f"{topo}/{g['node']}/properties", "\n".join(props) + "\n")
+        write(
+            root, f"/sys/class/drm/renderD{g['minor']}/device/mem_info_vram_total", f"{g['vram']}\n"
+        )
+        slot = f"0000:{g['bus']:02x}:00.0"
+        write(root, f"/sys/bus/pci/devices/{slot}/vendor", "0x1002\n")
+        write(root, f"/sys/bus/pci/devices/{slot}/class", "0x030000\n")
+        if g["device"] is not None:
+            write(root, f"/sys/bus/pci/devices/{slot}/device", f"{g['device']:#06x}\n")
+        node = f"/dev/dri/renderD{g['minor']}"
+        stats[node] = _stat(dev_group, dev_gid)
+        errno = sc.get("node_errno")
+        rw[node] = errno is None
+        if errno:
+            rw_errno[node] = errno
+    for slot, did in sc.get("pci_only", []):
+        write(root, f"/sys/bus/pci/devices/{slot}/vendor", "0x1002\n")
+        write(root, f"/sys/bus/pci/devices/{slot}/class", "0x030000\n")
+        if did is not None:
+            write(root, f"/sys/bus/pci/devices/{slot}/device", f"{did:#06x}\n")
+    if "dmesg" in sc:
+        commands.append(_cmd(["dmesg"], 0, sc["dmesg"]))
+    if "dkms" in sc:
+        commands.append(_cmd(["dkms", "status"], 0, sc["dkms"]))
+    if "rocminfo" in sc:
+        rc, text = sc["rocminfo"]
+        commands.append(_cmd(["rocminfo"], rc, text))
+    if sc.get("rocm_dir"):
+        write(root, f"{sc['rocm_dir']}/bin/rocminfo", "")
+    if sc.get("rocm"):
+        ver = sc["rocm"]
+        base = f"/opt/rocm-{ver}"
+        major, minor, patch = ver.split(".")
+        header = (
+            f"#define ROCM_VERSION_MAJOR   {major}\n#define ROCM_VERSION_MINOR   {minor}\n"
+            f"#define ROCM_VERSION_PATCH   {patch}\n"
+        )
+        for where in (base, "/opt/rocm"):
+            write(root, f"{where}/.info/version", f"{ver}\n")
+            write(root, f"{where}/include/rocm-core/rocm_version.h", header)
+            write(root, f"{where}/lib/libhsa-runtime64.so.1", "")
+        links["/opt/rocm"] = base
+        commands.append(
+            _cmd(
+                ["ldconfig", "-p"],
+                0,
+                f"\tlibamdhip64.so.6 (libc6,x86-64) => {base}/lib/libamdhip64.so.6\n",
+            )
+        )
+    if sc.get("distro_rocm"):
+        major, minor, patch = sc["distro_rocm"].split(".")
+        write(root, "/usr/lib64/libamdhip64.so.6", "")
+        write(root, "/usr/lib64/libhsa-runtime64.so.1", "")
+        write(
+            root,
+            "/usr/include/rocm_version.h",
+            f"#define ROCM_VERSION_MAJOR   {major}\n#define ROCM_VERSION_MINOR   {minor}\n"
+            f"#define ROCM_VERSION_PATCH   {patch}\n",
+        )
+        commands.append(
+            _cmd(
+                ["ldconfig", "-p"],
+                0,
+                "\tlibamdhip64.so.6 (libc6,x86-64) => /lib64/libamdhip64.so.6\n",
+            )
+        )
+    torch = None
+    spec = sc.get("torch")
+    python = f"/home/{user}/venv/bin/python" if uid else "/usr/bin/python3"
+    if spec:
+        site = spec["site"]
+        torch = {
+            "python": python,
+            "flavour": spec["flavour"],
+            "version": spec["version"],
+            "hip": spec["hip"],
+            "cuda": None,
+            "arch_list": spec["arch_list"],
+            "is_available": spec["is_available"],
+            "device_count": spec["device_count"],
+            "devices": [],
+            "python_version": spec["python_version"],
+            "lib_dir": site,
+            "loaded_libs": {
+                "libamdhip64": f"{site}/libamdhip64.so",
+                "libhsa-runtime64": f"{site}/libhsa-runtime64.so",
+            },
+            "amdsmi": {},
+            "triton": {},
+        }
+        write(root, f"{site}/libamdhip64.so", "")
+        write(root, f"{site}/libhsa-runtime64.so", "")
+    env = {
+        "HOME": "/root" if uid == 0 else f"/home/{user}",
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "USER": user,
+    }
+    env.update(sc.get("env", {}))
+    data = {
+        "schema": "rocmfix.snapshot/1",
+        "source": "fixture (tests/data/host/upstream_machines.py)",
+        "notes": sc["notes"],
+        "sources": sc["sources"],
+        "python": python,
+        "user": {"name": user, "uid": uid, "groups": groups, "gids": [gid_of[g] for g in groups]},
+        "env": env,
+        "commands": commands,
+        "stat": stats,
+        "exists": exists,
+        "listdir": {
+            "/dev/dri": sorted(p.rsplit("/", 1)[1] for p in stats if p.startswith("/dev/dri/"))
+        },
+        "links": links,
+        "rw": rw,
+        "rw_errno": rw_errno,
+        "disk_total": {},
+        "memory": None,
+        "processes_holding": {},
+        "torch": torch,
+    }
+    (out / "snapshot.json").write_text(
+        json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    readme = [
+        f"# {name}",
+        "",
+        sc["notes"],
+        "",
+        "From what users and maintainers posted upstream:",
+        "",
+    ]
+    readme += [f"- {url}" for url in sc["sources"]]
+    if sc.get("placeholders"):
+        readme += [
+            "",
+            "Not stated in the post (structural placeholders; no expectation depends on them):",
+            "",
+        ]
+        readme += [f"- {p}" for p in sc["placeholders"]]
+    readme += [
+        "",
+        "Generated by build_fixtures.py from upstream_machines.py; edit the spec there.",
+        "",
+    ]
+    (out / "README.md").write_text("\n".join(readme), encoding="utf-8")
+
+
 if __name__ == "__main__":
     for scenario_name, spec in SCENARIOS.items():
         build(scenario_name, spec)
-    print(f"wrote {len(SCENARIOS)} fixtures under {HERE}")
+    for machine_name, spec in MACHINES.items():
+        build_upstream(machine_name, spec)
+    print(f"wrote {len(SCENARIOS) + len(MACHINES)} fixtures under {HERE}")

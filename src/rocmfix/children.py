@@ -1,0 +1,188 @@
+"""Run a child with a deadline, bounded output and nothing left behind.
+
+``subprocess.communicate`` keeps every byte a child prints (a probe writing
+3 GB costs 3 GB) and, after a kill, waits without limit for the pipes to
+close, which a grandchild that called ``setsid`` may hold forever. Here the
+parent reads both pipes itself: it keeps at most ``max_output`` bytes of each
+(the head, plus the last ``tail`` bytes, where a result line usually is),
+stops at the deadline, and then ends every process it can tie to the child:
+its process group, its session, and any process still holding one of its
+pipes (which is how a double-forked, ``setsid`` grandchild is found).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+OUTPUT_LIMIT = 8 * 1024 * 1024
+TAIL = 256 * 1024
+GRACE_S = 0.5
+"""After the child exits, how long its pipes may stay open (a grandchild holding them)."""
+
+
+@dataclass
+class _Sink:
+    limit: int
+    tail_limit: int
+    head: bytearray
+    tail: bytearray
+    dropped: int = 0
+
+    def add(self, data: bytes) -> None:
+        room = self.limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.dropped += len(data)
+            self.tail += data
+            if len(self.tail) > self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def value(self) -> bytes:
+        if not self.dropped:
+            return bytes(self.head)
+        cut = self.dropped - len(self.tail)
+        note = f"\n[... {cut} bytes of output not kept ...]\n".encode() if cut > 0 else b""
+        return bytes(self.head) + note + bytes(self.tail)
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+
+
+def run(
+    argv: Sequence[str],
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    max_output: int = OUTPUT_LIMIT,
+) -> Finished:
+    """Run ``argv`` (no shell, stdin from /dev/null) in a new session. OSError if it cannot start."""
+    proc = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    sinks = {
+        proc.stdout.fileno(): _Sink(max_output, TAIL, bytearray(), bytearray()),
+        proc.stderr.fileno(): _Sink(max_output, TAIL, bytearray(), bytearray()),
+    }
+    pipes = _pipe_ids(list(sinks))
+    deadline = time.monotonic() + timeout
+    exited_at: float | None = None
+    timed_out = False
+    sel = selectors.DefaultSelector()
+    for fd in sinks:
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if now >= deadline:
+                timed_out = proc.poll() is None
+                break
+            if exited_at is not None and now - exited_at > GRACE_S:
+                break  # the child is gone; whoever still holds its pipes is reaped below
+            wait = min(deadline - now, 0.1 if exited_at is None else GRACE_S)
+            for key, _ in sel.select(max(wait, 0.0)):
+                try:
+                    data = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if data:
+                    sinks[key.fd].add(data)
+                else:
+                    sel.unregister(key.fd)
+    finally:
+        still_open = bool(sel.get_map())
+        sel.close()
+        reap(proc, pipes, scan=timed_out or still_open)
+        for stream in (proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+    code = None if timed_out else proc.returncode
+    out, err = (s.value() for s in sinks.values())
+    return Finished(code, out, err, timed_out)
+
+
+def _pipe_ids(fds: list[int]) -> set[str]:
+    out = set()
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            st = os.fstat(fd)
+            out.add(f"pipe:[{st.st_ino}]")
+    return out
+
+
+def reap(proc: subprocess.Popen[bytes], pipes: set[str], scan: bool = True) -> None:
+    """Kill ``proc``'s group and, with ``scan``, its session and whoever holds ``pipes``."""
+    pid = proc.pid
+    if proc.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            proc.kill()
+    else:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)  # the group may outlive its leader
+    for other in _session_and_holders(pid, pipes) if scan else ():
+        with contextlib.suppress(OSError):
+            os.kill(other, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+
+
+def _session_and_holders(sid: int, pipes: set[str]) -> list[int]:
+    """Our own processes in session ``sid``, or with an fd on one of ``pipes``."""
+    me, uid = os.getpid(), os.getuid()
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        pid = int(name)
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+            if os.getsid(pid) == sid:
+                found.append(pid)
+                continue
+            if pipes and _holds(pid, pipes):
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _holds(pid: int, pipes: set[str]) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in pipes:
+                return True
+    return False

@@ -1,0 +1,78 @@
+"""Literal texts a regex match must contain (for a cheap prefilter).
+
+``required_literals(r"hipError\\w+|Memory access fault")`` is
+``{"hipError", "Memory access fault"}``: every match contains one of them, so
+a text that contains none of them cannot match and the regex is neither
+compiled nor run. None means no such set was found (the regex must run).
+"""
+
+from __future__ import annotations
+
+import re
+
+try:  # Python >= 3.11
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _p  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+_MIN = 3
+"""Shortest literal worth a search (shorter ones hit almost every chunk)."""
+_MAX_SET = 24
+
+
+def _seq(
+    items: list[tuple[object, object]], icase: bool = False, shortest: int = _MIN
+) -> frozenset[str] | None:
+    """Best required-literal set for a sequence: runs of literal characters, or a child's set."""
+    best: frozenset[str] | None = None
+    run: list[str] = []
+
+    def better(cand: frozenset[str] | None) -> None:
+        nonlocal best
+        if cand is None or not cand or min(map(len, cand)) < shortest or len(cand) > _MAX_SET:
+            return
+        if best is None or min(map(len, cand)) > min(map(len, best)):
+            best = cand
+
+    for op, av in items:
+        if op is _c.LITERAL:
+            run.append(chr(av))  # type: ignore[arg-type]
+            continue
+        better(frozenset({"".join(run)}) if run else None)
+        run = []
+        if op is _c.SUBPATTERN:
+            if not icase and len(av) == 4 and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
+                continue
+            better(_seq(list(av[-1]), icase, shortest))  # type: ignore[index]
+        elif op is _c.BRANCH:
+            parts = [_seq(list(alt), icase, shortest) for alt in av[1]]  # type: ignore[index]
+            if all(x is not None for x in parts):
+                better(frozenset().union(*parts))  # type: ignore[arg-type]
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
+            better(_seq(list(av[2]), icase, shortest))  # type: ignore[index]
+    better(frozenset({"".join(run)}) if run else None)
+    return best
+
+
+def required_literals(
+    pattern: str, ignore_case: bool = False, shortest: int = _MIN
+) -> frozenset[str] | None:
+    """A set of literals one of which every match of ``pattern`` contains, or None.
+
+    With ``ignore_case`` the literals are lower-cased: look for them in the
+    lower-cased text (ASCII text only: Unicode case folding has exceptions).
+    """
+    try:
+        tree = _p.parse(pattern)
+    except Exception:  # noqa: BLE001 - the caller compiles the pattern itself
+        return None
+    icase = ignore_case or bool(tree.state.flags & re.IGNORECASE)
+    try:
+        found = _seq(list(tree), icase, shortest)
+    except Exception:  # noqa: BLE001 - an unexpected node: no prefilter, never wrong
+        return None
+    if found and icase:
+        return frozenset(x.lower() for x in found)
+    return found

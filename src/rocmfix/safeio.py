@@ -1,0 +1,137 @@
+"""Bounded, non-blocking reads of files a user (or an attacker) names.
+
+A path that rocmfix reads may be a FIFO that never opens, ``/dev/zero`` that
+never ends, a symlink loop or a 2 GB log. Every reader here opens with
+``O_NONBLOCK`` (so a FIFO cannot block the open), checks ``S_ISREG`` on the
+*opened* descriptor (so a symlink swapped after a check changes nothing) and
+never returns more than a stated number of bytes. Failures are ``OSError``
+with a ``strerror`` written for people, so callers keep their one-line
+``cannot read X (reason)`` messages.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import gzip
+import io
+import os
+import stat
+from typing import BinaryIO
+
+MiB = 1024 * 1024
+LOG_MAX_DECOMPRESSED = 4 * 1024 * MiB
+"""A gzip log stops here: no real training log is larger, a gzip bomb is."""
+
+
+def not_regular(path: str | os.PathLike[str], mode: int) -> OSError:
+    kind = (
+        "a directory"
+        if stat.S_ISDIR(mode)
+        else "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+    err = OSError(code, f"is {kind}, not a regular file", str(path))
+    return err
+
+
+def open_regular(path: str | os.PathLike[str], *, nofollow: bool = False) -> BinaryIO:
+    """Open ``path`` for reading if (after following links) it is a regular file.
+
+    ``nofollow`` refuses a symlink as the last component (``ELOOP``).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path, st.st_mode)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int, *, nofollow: bool = False) -> bytes:
+    """Whole content of a regular file; ``OSError(EFBIG)`` when it holds more than ``limit``."""
+    with open_regular(path, nofollow=nofollow) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {_size(limit)}", str(path))
+    return data
+
+
+def read_head(path: str | os.PathLike[str], limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` bytes of a regular file, and whether it was cut there."""
+    with open_regular(path) as fh:
+        data = fh.read(limit + 1)
+    return data[:limit], len(data) > limit
+
+
+class CappedReader(io.RawIOBase):
+    """A binary stream that raises ``OSError(EFBIG)`` once more than ``limit`` bytes came out."""
+
+    def __init__(self, inner: BinaryIO, limit: int, name: str) -> None:
+        self.inner, self.limit, self.name, self.seen = inner, limit, name, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.inner.read(len(buffer))
+        self.seen += len(data)
+        if self.seen > self.limit:
+            raise OSError(errno.EFBIG, f"decompresses to more than {_size(self.limit)}", self.name)
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+def open_log(
+    path: str | os.PathLike[str], max_decompressed: int = LOG_MAX_DECOMPRESSED
+) -> BinaryIO:
+    """A regular log file, plain or gzip; gzip output is capped at ``max_decompressed`` bytes."""
+    fh = open_regular(path)
+    magic = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
+    if magic != b"\x1f\x8b":
+        return fh
+    capped = CappedReader(gzip.GzipFile(fileobj=fh, mode="rb"), max_decompressed, str(path))  # type: ignore[arg-type]
+    return io.BufferedReader(capped, 1 << 20)  # type: ignore[return-value]
+
+
+def describe(err: OSError) -> str:
+    """``strerror`` of an OSError, or its text when it has none."""
+    return err.strerror or str(err)
+
+
+def _size(n: int) -> str:
+    return f"{n // MiB} MiB" if n >= MiB else f"{n} bytes"
+
+
+def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """Whether ``path``, with every symlink resolved, lies inside ``root`` (resolved too)."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+__all__ = [
+    "CappedReader",
+    "LOG_MAX_DECOMPRESSED",
+    "describe",
+    "is_within",
+    "open_log",
+    "open_regular",
+    "read_bytes",
+    "read_head",
+]

@@ -1,0 +1,441 @@
+"""Machines users posted upstream, rebuilt as ``rocmfix.snapshot/1`` fixtures.
+
+Each spec holds only what the post states or what follows from it (a PCI slot a
+``BDFID`` names, the chip a PCI device id names in amdgpu's pciidlist, the gfx a
+rocminfo agent reports). Where the snapshot format needs a value the post does
+not give (a PCI slot, a render minor, a user name), the spec says so in
+``placeholders`` and the fixture README repeats it; no expectation depends on
+such a value. ``python tests/data/host/build_fixtures.py`` writes them with the
+other fixtures.
+"""
+
+from __future__ import annotations
+
+ROCMINFO_GPU = """*******
+Agent {n}
+*******
+  Name:                    {gfx}
+  Marketing Name:          {name}
+  Vendor Name:             AMD
+  Node:                    {node}
+  Device Type:             GPU
+  Chip ID:                 {chip}({chip:#x})
+"""
+ROCMINFO_HEAD = """ROCk module is loaded
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.1
+
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    {cpu}
+  Marketing Name:          {cpu}
+  Vendor Name:             CPU
+  Node:                    0
+  Device Type:             CPU
+"""
+
+
+def rocminfo(cpu: str, gpus: list[tuple[str, str, int, int]]) -> str:
+    """rocminfo text: the CPU agent and GPU agents (gfx, marketing name, node, chip id)."""
+    out = ROCMINFO_HEAD.format(cpu=cpu)
+    for i, (gfx, name, node, chip) in enumerate(gpus, 2):
+        out += ROCMINFO_GPU.format(n=i, gfx=gfx, name=name, node=node, chip=chip)
+    return out + "*** Done ***\n"
+
+
+def kfd_gpu(
+    node: int, version: int, device: int | None, simd: int, bus: int, minor: int, vram: int
+) -> dict:
+    return {
+        "node": node,
+        "version": version,
+        "device": device,
+        "simd": simd,
+        "bus": bus,
+        "minor": minor,
+        "vram": vram,
+    }
+
+
+OOR = (
+    "hsa api call failure at: /src/rocminfo/rocminfo.cc:1142\n"
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+    "resources. This error may also occur when the core runtime library needs to spawn threads or "
+    "create internal OS-specific events.\n"
+)
+
+MACHINES: dict[str, dict] = {
+    "navi14-dkms-not-built-for-kernel": {
+        "notes": "RX 5500 (Navi 14, 1002:7340) on Ubuntu 20.04, kernel 5.4.0-54-generic, while amdgpu-dkms "
+        "3.10-27 is installed only for 5.4.0-53: the inbox 5.4 KFD has no Navi 14 entry, /dev/kfd answers "
+        "ENOMEM. The maintainer's fix was rebuilding the DKMS module for the running kernel.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/1318"],
+        "placeholders": ["user name", "/dev/kfd owner group"],
+        "os": ("Ubuntu 20.04 LTS", "ubuntu", "20.04"),
+        "kernel": "5.4.0-54-generic",
+        "pci_only": [("0000:2f:00.0", 0x7340)],
+        "kfd_node_errno": "ENOMEM",
+        "dkms": "amdgpu, 3.10-27, 5.4.0-53-generic, x86_64: installed\n",
+        "dmesg": "[    2.244241] kfd kfd: DID 7340 is missing in supported_devices\n"
+        "[    2.244243] kfd kfd: kgd2kfd_probe failed\n",
+        "rocminfo": (
+            1,
+            "ROCk module is loaded\nUnable to open /dev/kfd read-write: Cannot allocate memory\n"
+            "Failed to get user name to check for render group membership\n" + OOR,
+        ),
+        "rocm_dir": "/opt/rocm",
+        "expect": {
+            "fail": {"dkms-status", "kernel-log", "gpu-list", "device-nodes", "rocminfo"},
+            "first": "amdgpu-dkms-build-failure",
+            "top3": {"kfd-device-missing"},
+            "not_ranked": {"kfd-permission-denied"},
+        },
+    },
+    "raven-2400g-kernel-4.18": {
+        "notes": "Ryzen 5 2400G (Raven Ridge APU, 1002:15dd) on Ubuntu 18.10, kernel 4.18.0-10-generic: "
+        "the maintainer answered that Raven support reached the upstream KFD only in 4.19.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/692"],
+        "placeholders": ["PCI slot 0000:0a:00.0", "user name"],
+        "os": ("Ubuntu 18.10", "ubuntu", "18.10"),
+        "kernel": "4.18.0-10-generic",
+        "pci_only": [("0000:0a:00.0", 0x15DD)],
+        "dmesg": "[    1.238024] kfd kfd: Initialized module\n"
+        "[    1.239801] kfd kfd: DID 15dd is missing in supported_devices\n"
+        "[    1.239803] kfd kfd: kgd2kfd_probe failed\n",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "first": "kfd-device-missing",
+            "not_ranked": {"kfd-permission-denied", "unsupported-gpu-architecture"},
+        },
+    },
+    "raven-2400g-iommu-v2-module": {
+        "notes": "Ryzen 5 2400G on a self-built 5.18.12 kernel with AMD IOMMUv2 as a module: KFD prints "
+        "'GC IP 090100 not supported in kfd' and adds no device; built in, the same kernel adds 1002:15dd.",
+        "sources": ["https://lore.kernel.org/lkml/KONJHR.T3DS4EBAXDVX1@att.net/"],
+        "placeholders": ["PCI slot 0000:0a:00.0", "distribution", "user name"],
+        "os": ("Custom Linux", "linux", ""),
+        "kernel": "5.18.12",
+        "pci_only": [("0000:0a:00.0", 0x15DD)],
+        "dmesg": "amdgpu: CRAT table disabled by module option\namdgpu: Topology: Add CPU node\n"
+        "amdgpu: Virtual CRAT table created for CPU\nAMD-Vi: AMD IOMMUv2 loaded and initialized\n"
+        "kfd kfd: amdgpu: GC IP 090100 not supported in kfd\n",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "first": "kfd-device-missing",
+            "not_ranked": {"unsupported-gpu-architecture", "rocm-too-old-for-gpu"},
+        },
+    },
+    "rx580-2048sp-old-kfd-4104": {
+        "notes": "RX 580 2048SP (Polaris 10, 1002:6fdf) on Ubuntu 18.04, kernel 4.15.0-45-generic with "
+        "amdgpu-dkms 2.1-96 (driver 19.10.7.418); KFD has no entry for the id and rocminfo says only "
+        "'Call returned 4104'. The user is in video but not render. gfx803 is outside current ROCm.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/719"],
+        "placeholders": [],
+        "user": "tu6ge",
+        "process_groups": [
+            "tu6ge",
+            "adm",
+            "cdrom",
+            "sudo",
+            "dip",
+            "video",
+            "plugdev",
+            "lpadmin",
+            "sambashare",
+        ],
+        "os": ("Ubuntu 18.04.2 LTS", "ubuntu", "18.04"),
+        "kernel": "4.15.0-45-generic",
+        "module_version": "19.10.7.418",
+        "pci_only": [("0000:01:00.0", 0x6FDF)],
+        "dkms": "amdgpu, 2.1-96, 4.15.0-45-generic, x86_64: installed\n",
+        "dmesg": "[    1.130512] kfd kfd: DID 6fdf is missing in supported_devices\n"
+        "[    1.130513] kfd kfd: kgd2kfd_probe failed\n"
+        "[    1.128410] [drm] amdgpu version: 19.10.7.418\n"
+        "[    1.391539] [drm] Initialized amdgpu 3.27.0 20150101 for 0000:01:00.0 on minor 0\n",
+        "rocminfo": (
+            1,
+            "hsa api call failure at line 900, file: /data/jenkins_workspace/compute-rocm-rel-2.1/rocminfo/"
+            "rocminfo.cc. Call returned 4104\n",
+        ),
+        "rocm_dir": "/opt/rocm",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "warn": {"rocminfo"},
+            "first": "unsupported-gpu-architecture",
+            "top3": {"kfd-device-missing"},
+            "not_ranked": {"gpu-out-of-memory", "rocm-too-old-for-gpu"},
+        },
+    },
+    "oland-hd8790m-fedora36": {
+        "notes": "Laptop with a Radeon HD 8790M (Oland, GCN1) beside Intel graphics, Fedora 36, kernel "
+        "5.19.6-200, amdgpu.si_support=1, Fedora's rocm-opencl 5.2.3: 'OLAND not supported in kfd'. "
+        "A maintainer-side answer: GCN1 was never supported by ROCm.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/1804"],
+        "placeholders": [
+            "PCI device id 0x6600 (an Oland id of amdgpu's pciidlist; the post names the chip only)",
+            "user name",
+        ],
+        "os": ("Fedora Linux 36 (Workstation Edition)", "fedora", "36"),
+        "kernel": "5.19.6-200.fc36.x86_64",
+        "cmdline": "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-5.19.6-200.fc36.x86_64 ro rhgb quiet radeon.si_support=0 amdgpu.si_support=1",
+        "pci_only": [("0000:01:00.0", 0x6600)],
+        "dmesg": "kernel: amdgpu 0000:01:00.0: enabling device (0000 -> 0003)\n"
+        "kernel: kfd kfd: amdgpu: OLAND  not supported in kfd\n"
+        "kernel: [drm] Initialized amdgpu 3.47.0 20150101 for 0000:01:00.0 on minor 0\n",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "first": "unsupported-gpu-architecture",
+            "not_ranked": {"kfd-permission-denied", "rocm-too-old-for-gpu"},
+        },
+    },
+    "hawaii-r9-290-gfx701": {
+        "notes": "Radeon R9 290/390 (Hawaii PRO, chip id 0x67b1) with ROCm 2.9 on Ubuntu 18.04 beside an "
+        "NVIDIA card: KFD registers it as gfx701 (rocminfo lists the agent), /dev/kfd opens; no current "
+        "ROCm or PyTorch build has gfx701 code.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/913"],
+        "placeholders": ["kernel release", "render minor", "user groups beyond video"],
+        "user": "vladi",
+        "os": ("Ubuntu 18.04.3 LTS", "ubuntu", "18.04"),
+        "kernel": "4.15.0-65-generic",
+        "kfd_gpus": [kfd_gpu(1, 70001, 0x67B1, 160, 0x01, 128, 4294967296)],
+        "rocminfo": (
+            0,
+            rocminfo(
+                "Intel(R) Celeron(R) CPU G3930 @ 2.90GHz",
+                [("gfx701", "Hawaii PRO [Radeon R9 290/390]", 1, 0x67B1)],
+            ),
+        ),
+        "rocm_dir": "/opt/rocm",
+        "expect": {
+            "fail": {"gpu-list"},
+            "first": "unsupported-gpu-architecture",
+            "not_ranked": {"rocm-too-old-for-gpu", "kfd-permission-denied", "kfd-device-missing"},
+        },
+    },
+    "rx5500xt-second-slot-no-atomics": {
+        "notes": "Two RX 5500 XT (Navi 14) on Arch Linux: the card in the main slot is KFD node 1 (gfx1012, "
+        "PCI 0000:0c:00.0); the one in the second, chipset-attached PCIe 4.0 x4 slot is skipped by KFD "
+        "('PCI rejects atomics'). The maintainer pointed at the board's slot.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/1416"],
+        "placeholders": ["second card's PCI slot 0000:0d:00.0", "render minors", "user name"],
+        "os": ("Arch Linux", "arch", ""),
+        "kernel": "5.11.8-arch1-1",
+        "kfd_gpus": [kfd_gpu(1, 100102, 0x7340, 44, 0x0C, 128, 8573157376)],
+        "pci_only": [("0000:0d:00.0", 0x7340)],
+        "dmesg": "[    1.101433] kfd kfd: skipped device 1002:7340, PCI rejects atomics\n",
+        "expect": {
+            "fail": {"kernel-log"},
+            "warn": {"gpu-list"},
+            "first": "kfd-device-missing",
+            "not_ranked": {"unsupported-gpu-architecture", "kfd-permission-denied"},
+        },
+    },
+    "rx480-kvm-guest-no-atomics": {
+        "notes": "KVM/QEMU guest (q35, OVMF) with an RX 480 (1002:67df) passed through by vfio-pci; the guest "
+        "kernel 4.9.0-kfd skips it: 'PCI rejects atomics' (the host runs ROCm fine). gfx803 is also "
+        "outside current ROCm.",
+        "sources": ["https://github.com/ROCm/amdgpu/issues/26"],
+        "placeholders": ["guest PCI slot 0000:01:00.0", "user name"],
+        "os": ("Ubuntu 16.04.2 LTS", "ubuntu", "16.04"),
+        "kernel": "4.9.0-kfd-compute-rocm-rel-1.6-77",
+        "pci_only": [("0000:01:00.0", 0x67DF)],
+        "dmesg": "kfd kfd: skipped device 1002:67df, PCI rejects atomics\n",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "first": "unsupported-gpu-architecture",
+            "top3": {"kfd-device-missing"},
+        },
+    },
+    "phoenix-gc-11.0.4-kernel-6.1": {
+        "notes": "A GC 11.0.4 APU (Phoenix family) on kernel 6.1.20: 'GC IP 0b0004 not supported in kfd'; "
+        "AMD asked for the KFD support commits from 6.2 to be backported to 6.1.y.",
+        "sources": ["https://lore.kernel.org/stable/ZCLsHCq46XBG1ZW3@kroah.com/"],
+        "placeholders": ["PCI slot and device id (not in the post)", "distribution", "user name"],
+        "os": ("Linux", "linux", ""),
+        "kernel": "6.1.20",
+        "pci_only": [("0000:c4:00.0", None)],
+        "dmesg": "kfd kfd: amdgpu: GC IP 0b0004  not supported in kfd\n",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "first": "kfd-device-missing",
+            "not_ranked": {"unsupported-gpu-architecture"},
+        },
+    },
+    "wsl-rx7900xtx-bundled-runtime": {
+        "notes": "WSL2 (kernel 5.15.153.1-microsoft-standard-WSL2, Ubuntu 22.04) with AMD's WSL ROCm 6.1.3: "
+        "rocminfo lists the RX 7900 XTX (gfx1100), but torch 2.1.2+rocm6.1.3 says is_available() False. "
+        "The fix given in the thread is AMD's: replace the wheel's libhsa-runtime64 with the WSL one.",
+        "sources": [
+            "https://github.com/ROCm/ROCm/issues/3470",
+            "https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/install/wsl/install-pytorch.html",
+        ],
+        "placeholders": ["user name"],
+        "user": "drigo",
+        "wsl": True,
+        "os": ("Ubuntu 22.04.3 LTS", "ubuntu", "22.04"),
+        "kernel": "5.15.153.1-microsoft-standard-WSL2",
+        "rocm": "6.1.3",
+        "rocminfo": (0, rocminfo("CPU", [("gfx1100", "AMD Radeon RX 7900 XTX", 1, 0x744C)])),
+        "torch": {
+            "flavour": "rocm",
+            "version": "2.1.2+rocm6.1.3",
+            "hip": "6.1.40093-bd86f1708",
+            "arch_list": ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"],
+            "is_available": False,
+            "device_count": 0,
+            "python_version": "3.10.12",
+            "site": "/home/drigo/.local/lib/python3.10/site-packages/torch/lib",
+        },
+        "expect": {
+            "fail": {"torch-build", "rocm-libraries", "torch-rocm-vs-system"},
+            "warn": {"wsl"},
+            "first": "wsl-limitations",
+            "not_ranked": {"no-gpu-visible", "rocm-library-version-mismatch"},
+        },
+    },
+    "docker-4x-mi100-permission": {
+        "notes": "rocm/rocm-terminal on a 4x MI100 host, started with --device=/dev/kfd --device=/dev/dri "
+        "--group-add video: rocminfo says 'Unable to open /dev/kfd read-write: Permission denied'; the "
+        "user in the image is in video only. The nodes belong to render (gid 109 in AMD's images, "
+        "ROCm-docker#93); the fix is on the docker run line.",
+        "sources": [
+            "https://github.com/ROCm/ROCm-docker/issues/116",
+            "https://github.com/ROCm/ROCm-docker/pull/93",
+        ],
+        "placeholders": ["render minors", "PCI slots", "kernel release", "image OS release"],
+        "user": "rocm-user",
+        "process_groups": ["rocm-user", "sudo", "video"],
+        "container": "docker",
+        "device_group": ("render", 109),
+        "os": ("Ubuntu 22.04.3 LTS", "ubuntu", "22.04"),
+        "kernel": "5.15.0-86-generic",
+        "kfd_gpus": [
+            kfd_gpu(n, 90008, 0x738C, 480, 0x03 + n, 127 + n, 34342961152) for n in (1, 2, 3, 4)
+        ],
+        "node_errno": "EACCES",
+        "rocminfo": (
+            1,
+            "ROCk module is loaded\nUnable to open /dev/kfd read-write: Permission denied\n"
+            "Failed to get user name to check for video group membership\n",
+        ),
+        "expect": {
+            "fail": {"container", "device-nodes", "user-groups", "rocminfo"},
+            "first": "kfd-permission-denied",
+            "not_ranked": {"kfd-device-missing"},
+            "fix_has": {"device-nodes": "--group-add 109", "container": "--group-add 109"},
+            "fix_lacks": {"device-nodes": "usermod", "user-groups": "usermod"},
+        },
+    },
+    "podman-rootless-nogroup": {
+        "notes": "Rootless podman with --device=/dev/kfd --device=/dev/dri --group-add=video: inside, the "
+        "devices' host group is unmapped and shows as nogroup; rocminfo: Permission denied, 'root is "
+        'not member of "nogroup" group\'.',
+        "sources": ["https://github.com/Firstbober/rocm-pytorch-gfx803-docker/issues/4"],
+        "placeholders": [
+            "GPU (the image targets gfx803: an RX 580)",
+            "render minor",
+            "kernel release",
+            "image OS release",
+        ],
+        "user": "root",
+        "container": "podman",
+        "device_group": ("nogroup", 65534),
+        "os": ("Ubuntu 20.04.5 LTS", "ubuntu", "20.04"),
+        "kernel": "6.2.10-arch1-1",
+        "kfd_gpus": [kfd_gpu(1, 80003, 0x67DF, 144, 0x03, 128, 8589934592)],
+        "node_errno": "EACCES",
+        "rocminfo": (
+            1,
+            "ROCk module is loaded\nUnable to open /dev/kfd read-write: Permission denied\n"
+            'root is not member of "nogroup" group, the default DRM access group. Users must be a member '
+            'of the "nogroup" group or another DRM access group in order for ROCm applications to run '
+            "successfully.\n",
+        ),
+        "expect": {
+            "fail": {"container", "device-nodes", "rocminfo"},
+            "first": "kfd-permission-denied",
+            "fix_has": {"container": "keep-groups"},
+        },
+    },
+    "docker-rootless-rx7900xtx": {
+        "notes": "ollama in rootless docker on a host with ROCm 6.2 and an RX 7900 XTX: 'ROCk module version "
+        "6.8.5 is loaded / Unable to open /dev/kfd read-write: Permission denied' although the host user is "
+        "in video and render.",
+        "sources": ["https://github.com/ollama/ollama/issues/6685"],
+        "placeholders": [
+            "render minor",
+            "PCI slot",
+            "kernel release",
+            "image OS release",
+            "device group inside (a rootless container shows an unmapped group as nogroup)",
+        ],
+        "user": "root",
+        "container": "docker",
+        "device_group": ("nogroup", 65534),
+        "os": ("Ubuntu 22.04.4 LTS", "ubuntu", "22.04"),
+        "kernel": "6.8.0-40-generic",
+        "kfd_gpus": [kfd_gpu(1, 110000, 0x744C, 192, 0x03, 128, 25753026560)],
+        "node_errno": "EACCES",
+        "rocminfo": (
+            1,
+            "ROCk module version 6.8.5 is loaded\nUnable to open /dev/kfd read-write: Permission denied\n",
+        ),
+        "expect": {
+            "fail": {"container", "device-nodes", "rocminfo"},
+            "first": "kfd-permission-denied",
+            "not_ranked": {"kfd-device-missing"},
+        },
+    },
+    "fedora40-distro-rocm-no-torch": {
+        "notes": "Fedora 40 with the distribution's ROCm 6 packages (libamdhip64.so.6 and libhsa-runtime64.so.1 "
+        "in /usr/lib64, rocm_version.h in /usr/include) and a gfx900 card; collected with --no-torch.",
+        "sources": [
+            "https://github.com/ollama/ollama/issues/3877",
+            "https://github.com/pytorch/pytorch/issues/149805",
+        ],
+        "placeholders": ["ROCm patch release 6.0.0", "PCI slot", "render minor", "user name"],
+        "os": ("Fedora Linux 40 (Workstation Edition)", "fedora", "40"),
+        "kernel": "6.8.7-300.fc40.x86_64",
+        "kfd_gpus": [kfd_gpu(1, 90000, None, 256, 0x03, 128, 17163091968)],
+        "distro_rocm": "6.0.0",
+        "env": {"HSA_OVERRIDE_GFX_VERSION": "9.0.0"},
+        "torch": None,
+        "expect": {
+            "fail": set(),
+            "warn": {"env-hsa-override"},
+            "skip": {"torch-build", "gpu-arch-vs-torch", "torch-rocm-vs-system"},
+            "first": None,
+            "summary_has": {"rocm-install": "distribution"},
+        },
+    },
+    "rx580-cluster-node-no-atomics": {
+        "notes": "Node of a 50+ RX 580 cluster (1002:67df at 01:00.0) on Ubuntu Server 18.04.1, kernel "
+        "4.15.0-45-generic: 'skipped device 1002:67df, PCI rejects atomics' and rocminfo 'Call returned "
+        "4104'; the maintainer pointed at the CPU's missing PCIe atomics.",
+        "sources": ["https://github.com/ROCm/ROCm/issues/722"],
+        "placeholders": ["user name"],
+        "os": ("Ubuntu 18.04.1 LTS", "ubuntu", "18.04"),
+        "kernel": "4.15.0-45-generic",
+        "pci_only": [("0000:01:00.0", 0x67DF)],
+        "dmesg": "[    5.737933] kfd kfd: skipped device 1002:67df, PCI rejects atomics\n",
+        "rocminfo": (
+            1,
+            "hsa api call failure at line 900, file: /data/jenkins_workspace/compute-rocm-rel-2.1/rocminfo/"
+            "rocminfo.cc. Call returned 4104\n",
+        ),
+        "rocm_dir": "/opt/rocm",
+        "expect": {
+            "fail": {"kernel-log", "gpu-list"},
+            "warn": {"rocminfo"},
+            "first": "unsupported-gpu-architecture",
+            "top3": {"kfd-device-missing"},
+            "not_ranked": {"gpu-out-of-memory", "kfd-permission-denied"},
+        },
+    },
+}

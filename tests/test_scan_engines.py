@@ -1,0 +1,316 @@
+"""Reading and scanning at scale: both engines agree, long lines keep their end,
+CR-only input is split, compressed stdin is read, and no signature can hang explain."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocmfix import extract
+from rocmfix.errors import KbError
+from rocmfix.extract import clean_line, extract_stream, make_engine, open_stream, split_lines
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import Matcher
+from rocmfix.kb.redos import redos_problem
+from rocmfix.kb.schema import parse_kb_text
+
+KB = load_kb()
+ERROR = "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object"
+
+
+def _kb_patterns() -> list[tuple[str, bool]]:
+    import re
+
+    return [
+        (re.escape(s.pattern) if s.literal else s.pattern, s.ignore_case)
+        for e in KB.entries
+        for s in (*e.signatures, *e.excludes)
+    ]
+
+
+@pytest.fixture(scope="module")
+def engines():  # type: ignore[no-untyped-def]
+    pytest.importorskip("hyperscan")
+    pats = _kb_patterns()
+    return make_engine(pats, prefer="hyperscan"), make_engine(pats, prefer="re")
+
+
+# Lines built from KB fragments, log noise and random text: every engine must pick the same lines.
+_FRAGMENTS = [
+    ERROR,
+    "HIP out of memory. Tried to allocate 2.00 GiB",
+    "Memory access fault by GPU node-1",
+    "libamdhip64.so: cannot open shared object file",
+    "gfx1031",
+    "NCCL WARN Connection closed",
+    "[rank3]: ",
+    "\x1b[31m",
+    "Traceback (most recent call last):",
+    "ROCm 6.2",
+    "nvidia-smi",
+    "Segmentation fault (core dumped)",
+    "loss=0.1234",
+    "Epoch 3/100",
+    "é",
+    "\t",
+    "H100",
+    "RTX 4090",
+]
+_line = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=20)), max_size=6).map(
+    "".join
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(_line, max_size=40))
+def test_hyperscan_and_the_fallback_find_the_same_lines(engines, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
+    hs, fallback = engines
+    data = "\n".join(lines).encode("utf-8", "replace")
+    a = extract_stream(io.BytesIO(data), hs)
+    b = extract_stream(io.BytesIO(data), fallback)
+    assert [(f.text, f.first_line, f.count) for f in a.findings] == [
+        (f.text, f.first_line, f.count) for f in b.findings
+    ]
+    assert a.lines == b.lines
+
+
+def test_the_literal_gate_does_not_change_an_answer() -> None:
+    """Skipping signatures whose literal text is absent gives the answers of running them all."""
+    gated = Matcher(KB)
+    ungated = Matcher(KB)
+    ungated._gate.may_match = lambda *_: True  # type: ignore[method-assign]
+    texts = [
+        ERROR,
+        "HIP out of memory on gfx1100",
+        "torch.cuda.is_available() False on RX 6700 XT",
+        "libMIOpen.so.1: cannot open shared object file",
+        "my training hangs at the first epoch",
+    ]
+    for text in texts:
+        a, b = gated.explain_text(text), ungated.explain_text(text)
+        assert [(m.entry.id, m.confidence) for m in a.matches] == [
+            (m.entry.id, m.confidence) for m in b.matches
+        ]
+
+
+def test_an_error_at_the_end_of_a_104_kb_progress_line_is_found() -> None:
+    bar = "".join(
+        f"\r {i % 100:3d}%|#####     | {i}/50000 [00:10<00:12, 12.3it/s]" for i in range(2000)
+    )
+    assert len(bar) > 100_000
+    data = ("step 1\n" + bar + ERROR + "\nnext\n").encode()
+    result = Matcher(KB).explain_stream(io.BytesIO(data))
+    assert result.matches and result.matches[0].entry.id == "no-binary-for-gpu"
+    assert result.matches[0].evidence[0].line == 2
+
+
+def test_a_long_line_without_progress_bars_keeps_head_and_tail() -> None:
+    line = "RuntimeError: first words " + "x" * 200_000 + " " + ERROR
+    text = clean_line(line)
+    assert text.startswith("RuntimeError: first words")
+    assert text.endswith(ERROR)
+    assert len(text) <= extract.MAX_LINE
+
+
+def test_a_long_line_in_a_pasted_text_is_matched_at_its_end() -> None:
+    result = Matcher(KB).explain_text("a" * 5000 + " " + ERROR)
+    assert result.matches and result.matches[0].entry.id == "no-binary-for-gpu"
+
+
+@pytest.mark.parametrize("prefer", ["re", "hyperscan"])
+def test_cr_only_line_ends_are_lines(prefer: str) -> None:
+    if prefer == "hyperscan":
+        pytest.importorskip("hyperscan")
+    engine = make_engine(_kb_patterns(), prefer=prefer)
+    data = ("epoch 1\r" * 500 + ERROR + "\repoch 2\r").encode()
+    ex = extract_stream(io.BytesIO(data), engine)
+    assert ex.lines == 502
+    hits = [f for f in ex.findings if "hipErrorNoBinaryForGpu" in f.text]
+    assert hits and hits[0].first_line == 501
+
+
+def test_cr_only_pasted_text_is_split() -> None:
+    assert split_lines("a\rb\rc") == ["a", "b", "c"]
+    assert split_lines("a\r\nb") == ["a\r", "b"]  # CRLF: the CR is dropped by clean_line
+    result = Matcher(KB).explain_text("epoch 1\r" + ERROR + "\repoch 2")
+    assert result.excerpt.lines == 3
+    assert result.matches[0].evidence[0].line == 2
+
+
+def test_a_cr_only_file_is_read_as_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extract, "CHUNK", 1 << 12)  # the parallel file path starts at 4 chunks
+    path = tmp_path / "mac.log"
+    path.write_bytes(("loss 0.1\r" * 5000 + ERROR + "\r").encode())
+    with extract.open_input(path) as stream:
+        result = Matcher(KB).explain_stream(stream)
+    assert result.excerpt.lines == 5001
+    assert result.matches[0].evidence[0].line == 5001
+
+
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bz2"])
+def test_compressed_streams_are_detected_on_a_pipe(kind: str) -> None:
+    import bz2
+    import lzma
+
+    raw = ("ok\n" * 100 + ERROR + "\n").encode()
+    packed = {"gzip": gzip.compress, "xz": lzma.compress, "bz2": bz2.compress}[kind](raw)
+
+    class Pipe(io.RawIOBase):  # no seek, no peek: what a pipe gives
+        def __init__(self) -> None:
+            self._b = io.BytesIO(packed)
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, b) -> int:  # type: ignore[no-untyped-def, override]
+            return self._b.readinto(b)
+
+    assert open_stream(Pipe()).read() == raw  # type: ignore[arg-type]
+
+
+def _run(args: list[str], **kw: object) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(Path(extract.__file__).parents[1]), **kw.pop("env", {})}  # type: ignore[dict-item]
+    return subprocess.run(
+        [sys.executable, "-m", "rocmfix", *args],
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        **kw,
+    )  # type: ignore[call-overload]
+
+
+def test_gzip_on_stdin_is_explained() -> None:
+    out = _run(["explain", "--json", "-"], input=gzip.compress(("ok\n" + ERROR + "\n").encode()))
+    assert out.returncode == 0, out.stderr
+    assert b'"no-binary-for-gpu"' in out.stdout
+
+
+def test_a_closed_stdin_is_a_clear_message() -> None:
+    out = _run(["explain", "-"], stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0))
+    assert out.returncode == 2
+    assert b"standard input is closed" in out.stderr
+    assert b"Traceback" not in out.stderr
+
+
+# ----------------------------------------------------------------- backtracking
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(a+)+b",
+        r"(a*)*b",
+        r"(a|aa)+b",
+        r"(\w+\s?)*x",
+        r"\w*[\w.+-]*\.so",
+        r"\d+\.?\d*x",
+        r"(.*a){20}",
+    ],
+)
+def test_catastrophic_patterns_are_refused(pattern: str) -> None:
+    assert redos_problem(pattern)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"hipError\w+",
+        r"(?:, \d+)*",
+        r"foo.*bar",
+        r"(?:ab|cd)+",
+        r"[a-z]+\d+",
+        r"(?:[a-z]+,)+x",
+        r"\blib(?:hip[a-z]|rocm)[\w.+-]*\.so[\d.]*: cannot open",
+    ],
+)
+def test_ordinary_patterns_pass(pattern: str) -> None:
+    assert redos_problem(pattern) is None
+
+
+def test_every_built_in_signature_passes_the_backtracking_check() -> None:
+    for e in KB.entries:
+        for s in (*e.signatures, *e.excludes):
+            if not s.literal:
+                assert redos_problem(s.pattern, s.ignore_case) is None, (e.id, s.pattern)
+        for x in e.extract:
+            assert redos_problem(x.regex) is None, (e.id, x.regex)
+
+
+_EVIL = """schema: rocmfix.kb/1
+entries:
+  - id: evil
+    title: evil
+    summary: evil
+    explanation: evil
+    severity: benign
+    signatures:
+      - regex: '(a+)+b'
+        weight: 0.9
+"""
+
+
+def test_a_user_kb_with_a_catastrophic_regex_is_refused_with_its_line() -> None:
+    with pytest.raises(KbError, match=r"kb\.d/evil\.yaml:9: entry 'evil' .*backtrack"):
+        parse_kb_text(_EVIL, "kb.d/evil.yaml")
+
+
+def test_a_user_regex_a_plus_plus_b_does_not_hang_explain(tmp_path: Path) -> None:
+    kbd = tmp_path / "config" / "rocmfix" / "kb.d"
+    kbd.mkdir(parents=True)
+    (kbd / "evil.yaml").write_text(_EVIL)
+    start = time.monotonic()
+    out = _run(
+        ["explain", "a" * 5000],
+        env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
+    assert time.monotonic() - start < 60
+    assert out.returncode in (0, 1)
+    assert b"backtrack" in out.stderr and b"file skipped" in out.stderr
+
+
+def test_the_rewritten_library_signature_is_linear_and_still_matches() -> None:
+    import re
+
+    sig = next(
+        s
+        for e in KB.entries
+        if e.id == "hip-runtime-lib-missing"
+        for s in e.signatures
+        if s.pattern.startswith(r"\blib(?:hip[a-z]")
+    )
+    rx = re.compile(sig.pattern)
+    for line in [
+        "libhipblaslt.so.0: cannot open shared object file",
+        "librocm_smi64.so.7: cannot open shared object file",
+        "librocm_sysdeps_liblzma.so.5: cannot open shared object file",
+        "libamdhip64.so.6: cannot open shared object file",
+    ]:
+        assert rx.search(line), line
+    start = time.monotonic()
+    rx.search("libhipx" + "a" * 200_000)
+    assert time.monotonic() - start < 1.0
+
+
+def test_the_fallback_is_linear_in_the_length_of_a_line() -> None:
+    engine = make_engine(_kb_patterns(), prefer="re")
+    times = []
+    for n in (20_000, 80_000):
+        data = ("x" * n + " hipErrorNoBinaryForGpu\n").encode()
+        start = time.monotonic()
+        extract_stream(io.BytesIO(data), engine)
+        times.append(time.monotonic() - start)
+    assert times[1] < 10 * times[0] + 0.5, times  # 4x the length: far from 16x
