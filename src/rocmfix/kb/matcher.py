@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 from rocmfix.extract import (
     Excerpt,
@@ -344,7 +345,14 @@ class Matcher:
             scored = _merge_symptoms(scored, hints, self._by_id)
         region = _region(candidates)
         if self.use_ranker:
-            scored = _with_ranker(scored, region, self._by_id)
+            # Text naming CUDA and nothing of AMD is not ours to call by resemblance.
+            cuda_only = context != "amd" and bool(_CUDA_WORD.search(region))
+            scored = _with_ranker(
+                scored,
+                region,
+                self._by_id,
+                lambda eid: cuda_only or self._excluded(eid, candidates),
+            )
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
         causes = tuple(m for m in scored if not m.entry.benign)
@@ -564,8 +572,14 @@ def _region(candidates: list[tuple[int, str, int, int]]) -> str:
     return "\n".join(keep)[-MAX_CHARS:]
 
 
-def _with_ranker(scored: list[Match], region: str, entries: Mapping[str, Entry]) -> list[Match]:
-    """Re-score causes with the learned ranker; a decisive signature still decides."""
+def _with_ranker(
+    scored: list[Match], region: str, entries: Mapping[str, Entry], excluded: Any
+) -> list[Match]:
+    """Re-score causes with the learned ranker; a decisive signature still decides.
+
+    An entry whose own excludes fire (the KB says this text is not that cause) is
+    never lifted to a cause by resemblance.
+    """
     from rocmfix.kb.ranker import default_ranker  # noqa: PLC0415
 
     model = default_ranker()
@@ -576,6 +590,8 @@ def _with_ranker(scored: list[Match], region: str, entries: Mapping[str, Entry])
     by_id = {m.entry.id: m for m in scored}
     out = [m for m in scored if m.entry.benign]
     for eid, conf in final.items():
+        if conf >= CONFIDENT and signature.get(eid, 0.0) < CONFIDENT and excluded(eid):
+            conf = 0.45
         old = by_id.get(eid)
         if old is not None:
             out.append(replace(old, confidence=round(conf, 4)))
