@@ -27,7 +27,8 @@ _LABELS = {
         "caveats": "Caveats",
         "benign": "Expected lines (harmless; not your problem)",
         "none": "No known ROCm root cause found.",
-        "none_hint": "Try `rocmfix doctor` to check this machine, or paste more of the log (the whole traceback).",
+        "none_hint": "Nothing confident: paste the full log (the whole traceback, from the first error), or run `rocmfix explain --check` so this machine's live checks can decide (`rocmfix doctor` checks everything).",
+        "similar": "Similar solved cases",
         "read": "read",
         "lines": "lines",
         "line": "line",
@@ -56,7 +57,8 @@ _LABELS = {
         "caveats": "注意",
         "benign": "预期内的输出（无害，不是问题所在）",
         "none": "没有找到已知的 ROCm 根本原因。",
-        "none_hint": "可运行 `rocmfix doctor` 检查本机，或粘贴更多日志（完整的 traceback）。",
+        "none_hint": "没有足够把握：请粘贴完整日志（从第一个错误开始的完整 traceback），或运行 `rocmfix explain --check` 让本机的实时检查来判断（`rocmfix doctor` 检查全部）。",
+        "similar": "相似的已解决案例",
         "read": "读取",
         "lines": "行",
         "line": "行",
@@ -109,7 +111,12 @@ def _evidence_line(ev: Any, t: dict[str, str]) -> Text:
 
 
 def _render_match(
-    console: Console, m: Any, lang: str, t: dict[str, str], checks: dict[str, Any] | None
+    console: Console,
+    m: Any,
+    lang: str,
+    t: dict[str, str],
+    checks: dict[str, Any] | None,
+    result: Any = None,
 ) -> None:
     entry = m.entry
     head = Text("✗ " if m.confident else "? ", style="bold red" if m.confident else "yellow")
@@ -181,6 +188,19 @@ def _render_match(
         console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ref in entry.references:
             _whole(console, f"- {ref}", 4, "blue")
+    from rocmfix.kb.ranker import similar_cases
+
+    similar = similar_cases(result, entry.id) if result is not None else []
+    if similar:
+        console.print(
+            Padding(Text(t["similar"], style="bold underline"), (1, 0, 0, 2), expand=False)
+        )
+        for case in similar:
+            _whole(console, f"- {case.url}", 4, "blue")
+            if case.resolution:
+                console.print(
+                    Padding(Text(case.resolution, style="dim"), (0, 0, 0, 6), expand=False)
+                )
 
 
 def render(result: Any, *, top: int, lang: str, checks: dict[str, Any] | None = None) -> None:
@@ -238,7 +258,7 @@ def _render_all(
         console.print(Text(t["none"], style="bold yellow"))
         console.print(Text(t["none_hint"], style="dim"))
     for m in confident:
-        _render_match(console, m, lang, t, checks)
+        _render_match(console, m, lang, t, checks, result)
         console.print()
     others = [m for m in shown if not m.confident]
     if others:

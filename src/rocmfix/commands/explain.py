@@ -103,8 +103,11 @@ def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # retur
 
 def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, Any]:
     """The stable ``rocmfix.explain/1`` object for an Explanation."""
+    from rocmfix.kb.ranker import similar_cases
+
     matches = []
     for m in result.matches[: max(top, 0)]:
+        similar = similar_cases(result, m.entry.id) if m.confident else []
         matches.append(
             {
                 "id": m.entry.id,
@@ -114,6 +117,7 @@ def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, A
                 "params": dict(m.params),
                 "fixes": [f.to_json() for f in m.fixes(lang)],
                 "references": list(m.entry.references),
+                "similar": [c.to_json() for c in similar],
             }
         )
     out: dict[str, Any] = {
@@ -132,9 +136,15 @@ def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, A
     first = result.excerpt.first_fatal
     # The first real error of a run, told apart from the follow-on errors it caused.
     out["first_error"] = {"line": first.first_line, "text": first.text} if first else None
+    if result.top is None:
+        # What would settle it: more of the log, or the machine's own checks.
+        out["needs"] = NEEDS
     if checks is not None:
         out["checks"] = checks
     return out
+
+
+NEEDS = "paste the full log (the whole traceback, from the first error), or run `rocmfix explain --check`"
 
 
 def with_machine_params(result: Any, machine: dict[str, str]) -> Any:

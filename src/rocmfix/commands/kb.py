@@ -2,7 +2,12 @@
 
 ``kb eval CASES.jsonl`` reads labelled cases (``{"id", "text", "label",
 "alt_labels"}``, label ``none`` for logs with no ROCm root cause) and prints
-top-1, top-3, the share of unrelated logs left unmatched, and every miss.
+top-1, top-3, the share of unrelated logs left unmatched, per kind of report
+(log / mixed / prose, see ``rocmfix.kb.kinds``) and per id, and every miss.
+``kb eval --repo tests/data`` evaluates every labelled real report the
+repository holds; with a split (``--split``, by default ``DIR/split.json`` for
+``--repo``) the tune and frozen sides are reported apart, and frozen misses only
+as counts per id and kind (nothing is ever tuned on their texts).
 ``--bury N`` hides each case at the end of N lines of noisy training output,
 the way a real failed run looks.
 """
@@ -13,6 +18,7 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +55,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         description="Top-1, top-3 and unrelated-left-unmatched over labelled cases "
         '(one {"text", "label"} object per line; label "none" for unrelated logs).',
     )
-    ev.add_argument("cases", metavar="CASES.jsonl", nargs="+")
+    ev.add_argument("cases", nargs="*", metavar="CASES.jsonl")
+    ev.add_argument(
+        "--repo",
+        metavar="DIR",
+        help="evaluate every labelled report under DIR (heldout/*.jsonl, logs/<id>/*.txt)",
+    )
+    ev.add_argument(
+        "--split",
+        metavar="SPLIT.json",
+        help="report tune and frozen sides apart (default with --repo: DIR/split.json)",
+    )
     ev.add_argument(
         "--bury", type=int, default=0, metavar="N", help="bury each case after N lines of noise"
+    )
+    ev.add_argument("--every", type=int, default=1, metavar="K", help="only every K-th case")
+    ev.add_argument(
+        "--no-ranker", action="store_true", help="signatures and symptoms only (no learned ranker)"
     )
     ev.add_argument("--json", action="store_true")
 
@@ -253,69 +273,184 @@ def _read_cases(path: str) -> list[dict[str, Any]]:
     return cases
 
 
-def evaluate(cases: list[dict[str, Any]], kb: Any, bury: int = 0) -> dict[str, Any]:
-    """Top-1 / top-3 / unrelated-left-unmatched over labelled cases."""
-    from rocmfix.kb.matcher import matcher_for  # noqa: PLC0415
+def _figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    # A case labelled with a benign entry has no root cause: it counts as a look-alike.
+    related = [r for r in rows if r["label"] != "none" and not r["benign"]]
+    unrelated = [r for r in rows if r["label"] == "none" or r["benign"]]
+    named = [r for r in rows if r["got"] != "none"]
+    return {
+        "cases": len(rows),
+        "top1": sum(r["top1"] for r in related) / len(related) if related else None,
+        "top3": sum(r["top3"] for r in related) / len(related) if related else None,
+        "unrelated_unmatched": (
+            sum(r["ok"] for r in unrelated) / len(unrelated) if unrelated else None
+        ),
+        "confident_right": (
+            sum(r["got"] == r["label"] or r["got"] in r["alt"] for r in named) / len(named)
+            if named
+            else None
+        ),
+    }
 
-    matcher = matcher_for(kb)
+
+def _summary(rows: list[dict[str, Any]], *, with_misses: bool) -> dict[str, Any]:
+    from rocmfix.kb.kinds import KINDS  # noqa: PLC0415
+
+    out = _figures(rows)
+    out["by_kind"] = {
+        k: _figures([r for r in rows if r["kind"] == k])
+        for k in KINDS
+        if any(r["kind"] == k for r in rows)
+    }
+    by_id: dict[str, dict[str, int]] = {}
+    for r in rows:
+        s = by_id.setdefault(r["label"], {"cases": 0, "right": 0, "top3": 0})
+        s["cases"] += 1
+        s["right"] += r["ok"]
+        s["top3"] += r["top3"] if r["label"] != "none" else r["ok"]
+    out["by_id"] = dict(sorted(by_id.items()))
+    misses = [r for r in rows if not r["ok"]]
+    if with_misses:
+        out["misses"] = [
+            {k: r[k] for k in ("id", "label", "kind", "got", "top3_ids", "confidence")}
+            for r in misses
+        ]
+        for m in out["misses"]:
+            m["top3"] = m.pop("top3_ids")
+    else:  # frozen: how many, per id and kind; never which texts
+        out["miss_counts"] = {
+            "by_id": dict(sorted(Counter(r["label"] for r in misses).items())),
+            "by_kind": dict(sorted(Counter(r["kind"] for r in misses).items())),
+        }
+    return out
+
+
+def evaluate(
+    cases: list[dict[str, Any]],
+    kb: Any,
+    bury: int = 0,
+    *,
+    split: Any = None,
+    ranker: bool = True,
+) -> dict[str, Any]:
+    """Top-1 / top-3 / unrelated-left-unmatched over labelled cases, by kind and id.
+
+    With ``split`` (a :class:`rocmfix.kb.split.Split`) the result also holds
+    ``sides``: the tune and frozen figures apart, the frozen misses as counts only.
+    """
+    from rocmfix.kb.kinds import text_kind  # noqa: PLC0415
+    from rocmfix.kb.matcher import Matcher, matcher_for  # noqa: PLC0415
+
+    matcher = matcher_for(kb) if ranker else Matcher(kb, use_ranker=False)
     noise = "\n".join(noise_lines(bury)) + "\n" if bury else ""
-    related = top1 = top3 = unrelated = unrelated_ok = 0
-    misses = []
+    benign = {e.id for e in kb.entries if e.benign}
+    rows = []
     for case in cases:
         result = matcher.explain_text(noise + case["text"])
         confident = [m.entry.id for m in result.matches if m.confident]
         ranked = [m.entry.id for m in result.matches[:3]]
         label = case["label"]
         got = confident[0] if confident else "none"
-        if label == "none":
-            unrelated += 1
-            unrelated_ok += got == "none"
-            ok = got == "none"
-        else:
-            related += 1
-            top1 += got == label
-            top3 += label in ranked
-            ok = got == label
-        if not ok:
-            misses.append(
-                {
-                    "id": case.get("id"),
-                    "label": label,
-                    "got": got,
-                    "top3": ranked,
-                    "confidence": result.matches[0].confidence if result.matches else 0.0,
-                }
-            )
-    return {
-        "cases": len(cases),
-        "top1": top1 / related if related else None,
-        "top3": top3 / related if related else None,
-        "unrelated_unmatched": unrelated_ok / unrelated if unrelated else None,
-        "misses": misses,
-    }
+        ok = got == label
+        if label in benign:  # harmless lines: right when no cause is named and the line is
+            ok = got == "none" and label in {b.entry.id for b in result.benign}
+        rows.append(
+            {
+                "id": case.get("id"),
+                "label": label,
+                "alt": list(case.get("alt_labels") or []),
+                "kind": text_kind(case["text"]),
+                "side": split.side(str(case.get("source", ""))) if split is not None else None,
+                "got": got,
+                "ok": ok,
+                "benign": label in benign,
+                "top1": ok,
+                "top3": ok or label in ranked,
+                "top3_ids": ranked,
+                "confidence": result.matches[0].confidence if result.matches else 0.0,
+            }
+        )
+    frozen_present = split is not None and any(r["side"] == "frozen" for r in rows)
+    # Without a split every miss is listed (the caller's own cases); with one, the
+    # overall list would name frozen misses, so it is left out.
+    report = _summary(rows, with_misses=not frozen_present)
+    if split is not None:
+        report["sides"] = {
+            side: _summary([r for r in rows if r["side"] == side], with_misses=side == "tune")
+            for side in ("tune", "frozen")
+            if any(r["side"] == side for r in rows)
+        }
+    if "misses" not in report:
+        report["misses"] = []
+    return report
 
 
 def _eval(args: argparse.Namespace) -> int:
-    cases = [case for path in args.cases for case in _read_cases(path)]
-    report = evaluate(cases, _load(args), bury=args.bury)
+    from rocmfix.kb.split import Split, repo_cases  # noqa: PLC0415
+
+    cases: list[dict[str, Any]] = []
+    for path in args.cases:
+        cases += _read_cases(path)
+    split_path = args.split
+    if args.repo:
+        root = Path(args.repo)
+        if not (root / "heldout").is_dir() and not (root / "logs").is_dir():
+            raise InputError(f"{root}: no heldout/ or logs/ folder of labelled reports")
+        cases += repo_cases(root)
+        if split_path is None and (root / "split.json").is_file():
+            split_path = str(root / "split.json")
+    if not cases:
+        raise InputError("no cases", hint="give CASES.jsonl files or --repo tests/data")
+    split = None
+    if split_path:
+        try:
+            split = Split.load(split_path)
+        except (OSError, ValueError) as err:
+            raise InputError(f"{split_path}: not a usable split ({err})") from None
+    cases = cases[:: max(args.every, 1)]
+    report = evaluate(cases, _load(args), bury=args.bury, split=split, ranker=not args.no_ranker)
     if args.json:
-        print(json.dumps({"schema": "rocmfix.kb-eval/1", **report}))
+        print(json.dumps({"schema": "rocmfix.kb-eval/2", **report}))
         return 0
-
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{x:.1%}"
-
-    for miss in report["misses"]:
-        print(
-            f"miss {miss['id']}: expected {miss['label']}, got {miss['got']} "
-            f"(top3 {', '.join(miss['top3']) or '-'}; conf {miss['confidence']:.2f})"
-        )
-    # the summary last, where a long list of misses does not scroll it away
     print(
         f"cases: {report['cases']}"
         + (f" (each buried after {args.bury} noise lines)" if args.bury else "")
+        + ("" if not args.no_ranker else " (signatures only)")
     )
-    print(f"top-1: {pct(report['top1'])}")
-    print(f"top-3: {pct(report['top3'])}")
-    print(f"unrelated logs left unmatched: {pct(report['unrelated_unmatched'])}")
+    if split is None:
+        _print_summary("all", report)
+    else:
+        for side, part in report["sides"].items():
+            _print_summary(side, part)
     return 0
+
+
+def _pct(x: float | None) -> str:
+    return "  n/a" if x is None else f"{x:5.1%}"
+
+
+def _print_summary(name: str, rep: dict[str, Any]) -> None:
+    for miss in rep.get("misses", []):
+        print(
+            f"   miss {miss['id']}: expected {miss['label']} ({miss['kind']}), got {miss['got']} "
+            f"(top3 {', '.join(miss['top3']) or '-'}; conf {miss['confidence']:.2f})"
+        )
+    print()
+    print(f"== {name}: {rep['cases']} cases")
+    print(
+        f"   {'':8} {'cases':>5}  {'top-1':>6} {'top-3':>6} {'look-alikes left alone':>22}  "
+        f"{'conf>=0.5 right':>15}"
+    )
+    rows = [("all", rep)] + list(rep["by_kind"].items())
+    for kind, f in rows:
+        print(
+            f"   {kind:8} {f['cases']:>5}  {_pct(f['top1']):>6} {_pct(f['top3']):>6} "
+            f"{_pct(f['unrelated_unmatched']):>22}  {_pct(f['confident_right']):>15}"
+        )
+    print("   per id (right / cases, top-3):")
+    for label, s in rep["by_id"].items():
+        print(f"     {label:40} {s['right']:>3}/{s['cases']:<3} top-3 {s['top3']:>3}")
+    if "miss_counts" in rep:
+        counts = rep["miss_counts"]
+        print("   misses (counts only; texts are not read):")
+        print("     by kind: " + ", ".join(f"{k} {n}" for k, n in counts["by_kind"].items()))

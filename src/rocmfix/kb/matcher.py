@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 from rocmfix.extract import (
     Excerpt,
@@ -113,7 +114,7 @@ class Match:
     evidence: tuple[Evidence, ...]
     params: Mapping[str, str] = field(default_factory=dict)
     via: str = "signature"
-    """signature | symptom: what made the match."""
+    """signature | symptom | ranker: what made the match."""
 
     @property
     def confident(self) -> bool:
@@ -134,6 +135,8 @@ class Explanation:
     excerpt: Excerpt
     context: str
     """amd | nvidia | mixed | unknown: what kind of machine the text shows."""
+    region: str = ""
+    """The candidate lines the ranker read (for similar cases, see ``rocmfix.kb.ranker``)."""
 
     @property
     def top(self) -> Match | None:
@@ -271,8 +274,10 @@ def _load_needles(kb: KnowledgeBase) -> None:
 class Matcher:
     """A knowledge base compiled for matching. Build once, use for many inputs."""
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, *, use_ranker: bool = True):
         self.kb = kb
+        self.use_ranker = use_ranker
+        """Combine signature scores with the learned ranker (rocmfix.kb.ranker)."""
         _load_needles(kb)
         self._gate = _Gate()
         self._entries = tuple(_CompiledEntry(e, self._gate) for e in kb.entries)
@@ -338,11 +343,23 @@ class Matcher:
             hints = self._symptoms.hints(excerpt.full_text)
             hints = {k: 0.25 * v for k, v in hints.items() if not self._excluded(k, candidates)}
             scored = _merge_symptoms(scored, hints, self._by_id)
+        region = _region(candidates)
+        if self.use_ranker:
+            # Text naming CUDA and nothing of AMD is not ours to call by resemblance.
+            cuda_only = context != "amd" and bool(_CUDA_WORD.search(region))
+            scored = _with_ranker(
+                scored,
+                region,
+                self._by_id,
+                lambda eid: cuda_only or self._excluded(eid, candidates),
+            )
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
         causes = tuple(m for m in scored if not m.entry.benign)
         benign = tuple(m for m in scored if m.entry.benign and m.confident)
-        return Explanation(matches=causes, benign=benign, excerpt=excerpt, context=context)
+        return Explanation(
+            matches=causes, benign=benign, excerpt=excerpt, context=context, region=region
+        )
 
     def _excluded(self, entry_id: str, candidates: list[tuple[int, str, int, int]]) -> bool:
         ce = next(c for c in self._entries if c.entry.id == entry_id)
@@ -532,6 +549,57 @@ def _merge_symptoms(
                 entry=existing.entry, confidence=conf, evidence=existing.evidence, via="symptom"
             )
     return list(by_id.values())
+
+
+_NUMBERS = re.compile(r"\d+")
+
+
+def _region(candidates: list[tuple[int, str, int, int]]) -> str:
+    """What the ranker reads: the candidate lines (never every line of a huge log).
+
+    A line that differs from an earlier one only in its numbers (progress bars,
+    per-step losses, per-channel chatter, the same error once per rank) is read once.
+    """
+    from rocmfix.kb.ranker import MAX_CHARS  # noqa: PLC0415
+
+    seen: set[str] = set()
+    keep = []
+    for c in candidates:
+        shape = _NUMBERS.sub("0", c[1])
+        if shape not in seen:
+            seen.add(shape)
+            keep.append(c[1])
+    return "\n".join(keep)[-MAX_CHARS:]
+
+
+def _with_ranker(
+    scored: list[Match], region: str, entries: Mapping[str, Entry], excluded: Any
+) -> list[Match]:
+    """Re-score causes with the learned ranker; a decisive signature still decides.
+
+    An entry whose own excludes fire (the KB says this text is not that cause) is
+    never lifted to a cause by resemblance.
+    """
+    from rocmfix.kb.ranker import default_ranker  # noqa: PLC0415
+
+    model = default_ranker()
+    if model is None or not region.strip():
+        return scored
+    signature = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
+    final = model.combine(signature, model.probabilities(region))
+    by_id = {m.entry.id: m for m in scored}
+    out = [m for m in scored if m.entry.benign]
+    for eid, conf in final.items():
+        if conf >= CONFIDENT and signature.get(eid, 0.0) < CONFIDENT and excluded(eid):
+            conf = 0.45
+        old = by_id.get(eid)
+        if old is not None:
+            out.append(replace(old, confidence=round(conf, 4)))
+        elif eid in entries and not entries[eid].benign:
+            out.append(
+                Match(entry=entries[eid], confidence=round(conf, 4), evidence=(), via="ranker")
+            )
+    return out
 
 
 _MATCHERS: dict[int, Matcher] = {}

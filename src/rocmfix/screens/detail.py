@@ -109,7 +109,21 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
             if entry.references:
                 yield Label("References", classes="section")
                 yield Static("\n".join(entry.references), classes="detail-refs", markup=False)
+            similar = self._similar()
+            if similar:
+                yield Label("Similar solved cases", classes="section")
+                yield Static(similar, classes="detail-refs", markup=False)
         yield Footer()
+
+    def _similar(self) -> str:
+        """Up to three solved real reports like the user's, with how each was resolved."""
+        from rocmfix.kb.ranker import default_ranker
+
+        model = default_ranker()
+        if self.match is None or model is None or not self.source_text.strip():
+            return ""
+        cases = model.similar(self.source_text[-32768:], self.entry.id)
+        return "\n".join(f"{c.url}\n  {c.resolution}" for c in cases)
 
     def _subtitle(self) -> str:
         if self.match is None:
