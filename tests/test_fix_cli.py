@@ -280,15 +280,15 @@ def test_undo_with_nothing_applied_says_so(home: Path, capsys: pytest.CaptureFix
 
 
 def test_json_apply_prints_one_object_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1", "--json", "--apply", "-y"]) == 0
+    assert main(["fix", "set-env", "MIOPEN_LOG_LEVEL=1", "--json", "--apply", "-y"]) == 0
     out = capsys.readouterr().out
     doc = json.loads(out)  # the whole of stdout is one JSON object
     assert doc["schema"] == "rocmfix.fix/1" and doc["applied"]
-    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1", "--json", "--apply", "-y"]) == 0
+    assert main(["fix", "set-env", "MIOPEN_LOG_LEVEL=1", "--json", "--apply", "-y"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["applied"] is None  # already in place: still one object
     assert "nothing to change" in captured.err
-    assert main(["fix", "set-env", "ROCMFIX_TEST_ONE=1"]) == 0
+    assert main(["fix", "set-env", "MIOPEN_LOG_LEVEL=1"]) == 0
     err = capsys.readouterr().err
     assert "nothing to change" in err and "Add --apply" not in err
 
@@ -301,8 +301,8 @@ def test_kb_show_json_names_its_schema(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_forced_undo_says_where_the_later_edit_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     home = Path(os.environ["HOME"])
-    assert main(["fix", "set-env", "ROCMFIX_TEST_TWO=1", "--apply", "-y"]) == 0
-    (rc,) = [p for p in home.glob(".*") if p.is_file() and b"ROCMFIX_TEST_TWO" in p.read_bytes()]
+    assert main(["fix", "set-env", "MIOPEN_DEBUG_CONV_GEMM=1", "--apply", "-y"]) == 0
+    (rc,) = [p for p in home.glob(".*") if p.is_file() and b"MIOPEN_DEBUG_CONV_GEMM" in p.read_bytes()]
     rc.write_text(rc.read_text() + "alias mine='echo kept'\n")
     capsys.readouterr()
     assert main(["undo", "--last", "--force", "-y"]) == 0

@@ -24,10 +24,11 @@ from rocmfix.kb.split import Split, repo_cases
 DATA = Path(__file__).parent / "data"
 DEV = DATA / "eval" / "dev.jsonl"
 
-# Measured with `rocmfix kb eval --repo tests/data` (ranker in place), rounded down.
-FROZEN_FLOOR = {"top1": 0.91, "top3": 0.98, "unrelated_unmatched": 0.92}
-TUNE_FLOOR = {"top1": 0.95, "top3": 0.99, "unrelated_unmatched": 0.91}
-PROSE_FROZEN_TOP1 = 0.90
+# Measured with `rocmfix kb eval --repo tests/data` (ranker retrained after rounds u-z
+# joined: 452 frozen cases, 46 of them new and harder), rounded down.
+FROZEN_FLOOR = {"top1": 0.88, "top3": 0.97, "unrelated_unmatched": 0.94}
+TUNE_FLOOR = {"top1": 0.95, "top3": 0.99, "unrelated_unmatched": 0.92}
+PROSE_FROZEN_TOP1 = 0.85
 CONFIDENT_RIGHT = 0.94  # confidence >= 0.5 is right at least 9 times in 10
 
 

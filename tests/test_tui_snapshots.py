@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, TextArea
 
 from rocmfix import demo
@@ -15,6 +16,14 @@ from rocmfix.app import RocmfixApp
 from rocmfix.screens.session import Session
 
 SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def _no_timing_in_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow, loaded machine would add "matched in 2.3s" to the picture."""
+    from rocmfix.screens import paste
+
+    monkeypatch.setattr(paste, "SLOW_MATCH_S", float("inf"))
 
 
 def make_app() -> RocmfixApp:

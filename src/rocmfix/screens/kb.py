@@ -21,6 +21,10 @@ from textual.widgets.option_list import Option
 MIN_SCORE = 45
 
 
+_NAMED_MIN = 0.3
+"""Below this a cause is a resemblance, not what the query names."""
+
+
 def search(
     entries: tuple[Any, ...], query: str, lang: str = "en", matcher: Any = None
 ) -> list[Any]:
@@ -43,7 +47,8 @@ def search(
     named: dict[str, float] = {}
     if matcher is not None:
         for match in matcher.explain_text(query).matches:
-            named.setdefault(match.entry.id, match.confidence)
+            if match.confidence >= _NAMED_MIN:  # the ranker gives every entry some weight
+                named.setdefault(match.entry.id, match.confidence)
     scored = []
     for order, entry in enumerate(entries):
         title = utils.default_process(entry.text("title", lang) + " " + entry.id.replace("-", " "))

@@ -75,6 +75,10 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
+SLOW_MATCH_S = 2.0
+"""A match that took longer than this says how long it took."""
+
+
 def tr(lang: str, key: str, **values: Any) -> str:
     """The UI string ``key`` in ``lang`` (English when not translated)."""
     text = TEXTS.get(lang, TEXTS["en"]).get(key) or TEXTS["en"][key]
@@ -293,7 +297,7 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
         size = tr(lang, "line") if excerpt.lines == 1 else tr(lang, "lines", n=excerpt.lines)
         if self.area.prefix:
             size += tr(lang, "big", mb=excerpt.bytes / 1e6, tail=TAIL_LINES)
-        took = tr(lang, "took", s=message.seconds) if message.seconds >= 2.0 else ""
+        took = tr(lang, "took", s=message.seconds) if message.seconds >= SLOW_MATCH_S else ""
         self._summary = size + took
         if shown and message.explanation.top and self.area.just_pasted:
             options.focus()  # a paste with a confident cause: enter opens it
