@@ -243,9 +243,9 @@ class Ranker:
             and len(self._w_ptr) == len(self._vocab) + 1
             and self._w_ptr[-1] == len(self._w_cls) == len(self._w_val)
             and len(self.classes) == len(self._bias)
-            and all(c < len(self.classes) for c in self._w_cls)
+            and max(self._w_cls, default=0) < max(len(self.classes), 1)
             and self._c_ptr[-1] == len(self._c_term) == len(self._c_val)
-            and all(t < len(self._vocab) for t in self._c_term)
+            and max(self._c_term, default=0) < max(len(self._vocab), 1)
         ):
             raise ValueError("ranker artifact arrays disagree in length")
 
