@@ -96,3 +96,19 @@ def test_the_verify_command_loads_neither_torch_nor_textual() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+def test_amd_gpu_presence_is_read_from_kfd_or_a_drm_vendor(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from rocmfix.commands.verify import amd_gpu_present
+
+    assert not amd_gpu_present(str(tmp_path))
+    card = tmp_path / "sys/class/drm/card0/device"
+    card.mkdir(parents=True)
+    (card / "vendor").write_text("0x10de\n")  # an NVIDIA card is not an AMD GPU
+    assert not amd_gpu_present(str(tmp_path))
+    (card / "vendor").write_text("0x1002\n")
+    assert amd_gpu_present(str(tmp_path))
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev/kfd").write_text("")
+    (card / "vendor").write_text("0x10de\n")
+    assert amd_gpu_present(str(tmp_path))

@@ -101,12 +101,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+NO_AMD_GPU = (
+    "No AMD GPU on this machine (no /dev/kfd, no AMD display device): a failure here says "
+    "nothing about ROCm, and no ROCm reinstall is advised. Run rocmfix on the GPU machine, "
+    "or replay what `rocmfix collect` recorded there with `rocmfix doctor --snapshot DIR`."
+)
+
+
+def amd_gpu_present(root: str = "/") -> bool:
+    """Whether this machine shows an AMD GPU: /dev/kfd, or a DRM device of vendor 0x1002."""
+    import glob  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    if os.path.exists(os.path.join(root, "dev/kfd")):
+        return True
+    for vendor in glob.glob(os.path.join(root, "sys/class/drm/*/device/vendor")):
+        try:
+            with open(vendor, encoding="ascii", errors="replace") as fh:
+                if fh.read(16).strip().lower() == "0x1002":
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the verify child and report; 0 when the GPU passed, 1 otherwise."""
     common = {"level": args.level, "deadline": args.deadline, "size": args.size}
     if args.json:
         result = run_verify(args.python, args.timeout, args.device, **common)
-        print(json.dumps(result.to_json(), indent=2))
+        doc = result.to_json()
+        if not result.ok and not amd_gpu_present():
+            doc["note"] = NO_AMD_GPU
+        print(json.dumps(doc, indent=2))
     else:
         # rich is imported only for the table: --json stays quick to start.
         from rich.console import Console
@@ -115,7 +142,10 @@ def run(args: argparse.Namespace) -> int:
 
         with _live_progress(args.level) as on_stage:
             result = run_verify(args.python, args.timeout, args.device, on_stage, **common)
-        Console(highlight=False).print(render(result))
+        console = Console(highlight=False)
+        console.print(render(result))
+        if not result.ok and not amd_gpu_present():
+            console.print(NO_AMD_GPU, style="yellow")
     return int(ExitCode.OK if result.ok else ExitCode.PROBLEMS_FOUND)
 
 
