@@ -207,7 +207,9 @@ async def test_typing_stays_responsive_while_a_50mb_paste_is_matched() -> None:
             slowest = max(slowest, time.perf_counter() - started)
         assert area.text.endswith("still typing")
         await settle(app, pilot, rounds=6)
-        assert slowest < 0.5, f"a keypress took {slowest:.2f}s"
+        # 1 s: a blocked UI shows up as seconds; a loaded 2-core CI box gives 0.5-0.7 s stalls
+        # while the matcher thread holds the GIL (seen once in a fresh-clone run).
+        assert slowest < 1.0, f"a keypress took {slowest:.2f}s"
         ready = [m for m in messages if isinstance(m, MatchesReady)]
         assert ready and ready[-1].explanation.matches[0].entry.id == "no-binary-for-gpu"
         assert ready[-1].explanation.excerpt.bytes > 50_000_000
