@@ -151,18 +151,21 @@ def reap(proc: subprocess.Popen[bytes], pipes: set[str], scan: bool = True) -> N
         proc.wait(timeout=5)
 
 
-def _session_and_holders(sid: int, pipes: set[str]) -> list[int]:
-    """Our own processes in session ``sid``, or with an fd on one of ``pipes``."""
-    me, uid = os.getpid(), os.getuid()
-    found = []
+def other_pids() -> list[int]:
+    """Every pid in /proc except this process's own (empty where there is no /proc)."""
+    me = os.getpid()
     try:
         names = os.listdir("/proc")
     except OSError:
         return []
-    for name in names:
-        if not name.isdigit() or int(name) == me:
-            continue
-        pid = int(name)
+    return [int(n) for n in names if n.isdigit() and int(n) != me]
+
+
+def _session_and_holders(sid: int, pipes: set[str]) -> list[int]:
+    """Our own processes in session ``sid``, or with an fd on one of ``pipes``."""
+    uid = os.getuid()
+    found = []
+    for pid in other_pids():
         try:
             if os.stat(f"/proc/{pid}").st_uid != uid:
                 continue

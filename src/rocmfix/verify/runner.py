@@ -113,19 +113,15 @@ def _tagged(tag: str) -> list[int]:
     group and tree, but it inherited the environment, so it is still found here.
     Reads /proc directly (a few ms); elsewhere there is nothing to scan.
     """
-    me, found = os.getpid(), []
+    from rocmfix.children import other_pids  # noqa: PLC0415 - only after a hang
+
+    found = []
     needle = f"{RUN_TAG}={tag}\0".encode()
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit() or int(name) == me:
-            continue
+    for pid in other_pids():
         try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
                 if needle in fh.read() + b"\0":
-                    found.append(int(name))
+                    found.append(pid)
         except OSError:
             continue
     return found
