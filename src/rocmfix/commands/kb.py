@@ -10,6 +10,8 @@ repository holds; with a split (``--split``, by default ``DIR/split.json`` for
 as counts per id and kind (nothing is ever tuned on their texts).
 ``--bury N`` hides each case at the end of N lines of noisy training output,
 the way a real failed run looks.
+``kb train --data DIR`` retrains the learned ranker from DIR's tune side
+(``rocmfix.kb.train``; needs scikit-learn, a training-time dependency only).
 """
 
 from __future__ import annotations
@@ -74,10 +76,65 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-ranker", action="store_true", help="signatures and symptoms only (no learned ranker)"
     )
     ev.add_argument("--json", action="store_true")
+    tr = sub.add_parser(
+        "train",
+        help="retrain the learned ranker from labelled reports (needs scikit-learn)",
+        description="Retrain the learned ranker from the tune side of DIR/split.json "
+        "(DIR/heldout/*.jsonl, DIR/logs/<id>/*.txt); grouped cross-validation figures "
+        "are printed, the artifact is written atomically and deterministically.",
+    )
+    tr.add_argument("--data", default="tests/data", metavar="DIR", help="default: tests/data")
+    tr.add_argument(
+        "--out", metavar="PATH", help="artifact to write (default: the one rocmfix loads)"
+    )
+    tr.add_argument(
+        "--compare", action="store_true", help="also kNN and the leave-rounds-out estimate"
+    )
+    tr.add_argument("--report", metavar="JSON", help="write the cross-validation figures here")
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"validate": _validate, "list": _list, "show": _show, "eval": _eval}[args.action](args)
+    return {
+        "validate": _validate,
+        "list": _list,
+        "show": _show,
+        "eval": _eval,
+        "train": _train,
+    }[args.action](args)
+
+
+# ----------------------------------------------------------------- train
+
+
+def _train(args: argparse.Namespace) -> int:
+    try:
+        import numpy  # noqa: F401, PLC0415
+        import scipy  # noqa: F401, PLC0415
+        import sklearn  # noqa: F401, PLC0415
+    except ImportError as err:
+        raise InputError(
+            f"rocmfix kb train needs scikit-learn, numpy and scipy ({err.name or err} is missing); "
+            "they are training-time tools, not dependencies of rocmfix",
+            hint="pip install scikit-learn (in a virtual environment of your own)",
+        ) from None
+    from rocmfix.kb.ranker import artifact_path  # noqa: PLC0415
+    from rocmfix.kb.train import train  # noqa: PLC0415
+
+    data = Path(args.data)
+    if not (data / "heldout").is_dir() and not (data / "logs").is_dir():
+        raise InputError(f"{data}: no heldout/ or logs/ folder of labelled reports")
+    if not (data / "split.json").is_file():
+        raise InputError(f"{data}: no split.json (the frozen split decides what is learned from)")
+    out = Path(args.out) if args.out else artifact_path()
+    if not out.parent.is_dir():
+        raise InputError(f"{out.parent}: no such folder")
+    try:
+        train(data, out, compare=args.compare, report_path=args.report)
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    except OSError as err:
+        raise InputError(f"{out}: cannot write ({err.strerror})") from None
+    return 0
 
 
 # ----------------------------------------------------------------- validate

@@ -74,13 +74,26 @@ def features(text: str) -> Counter[str]:
 
 
 def combine_features(
-    s: float, p: float, p_none: float, rank_top: bool, sig_top: bool, others: float
+    s: float,
+    p: float,
+    p_none: float,
+    rank_top: bool,
+    sig_top: bool,
+    others: float,
+    p_other: float = 0.0,
 ) -> list[float]:
     """Inputs of the learned combination of a signature score ``s`` and the ranker's ``p``.
 
     ``p_none``: the ranker's probability that nothing of ROCm is the cause;
     ``rank_top``/``sig_top``: the entry is the ranker's / the signatures' first;
-    ``others``: the best signature score of any other entry.
+    ``others``: the best signature score of any other entry; ``p_other``: the
+    ranker's best probability for any other cause.
+
+    The last three inputs let the ranker speak where no signature does: on the
+    tuning reports a signature fires on almost every labelled case (they were
+    written from them), so without a "no signature here" regime of its own the
+    combination learns to trust nothing but signatures, and a new report told in
+    words nobody wrote a signature for would never get a cause.
     """
     return [
         s,
@@ -92,7 +105,13 @@ def combine_features(
         others,
         s * p,
         math.sqrt(p),
+        float(others >= 0.5),
+        p - p_other,
+        p * float(s == 0.0),
     ]
+
+
+N_COMBINE = len(combine_features(0.0, 0.0, 0.0, False, False, 0.0))
 
 
 def candidates_of(
@@ -105,6 +124,7 @@ def candidates_of(
     for e in sorted(set(signature) | set(ranked[:n_ranked])):
         s = signature.get(e, 0.0)
         others = max((v for k, v in signature.items() if k != e), default=0.0)
+        p_other = max((probs[c] for c in ranked[:2] if c != e), default=0.0)
         f = combine_features(
             s,
             probs.get(e, 0.0),
@@ -112,6 +132,7 @@ def candidates_of(
             bool(ranked) and ranked[0] == e,
             s > 0 and s == top_sig,
             others,
+            p_other,
         )
         out.append((e, f))
     return out
@@ -173,7 +194,11 @@ _SECTIONS = {
 def write_artifact(
     path: str | Path, header: Mapping[str, Any], sections: Mapping[str, Any]
 ) -> None:
-    """Write the artifact: magic, a JSON header, then raw little-endian sections."""
+    """Write the artifact: magic, a JSON header, then raw little-endian sections.
+
+    Atomically: a temporary file beside ``path``, flushed, then renamed over it, so a
+    reader (or an interrupted training) never sees half an artifact.
+    """
     blobs: list[bytes] = []
     table: dict[str, list[int]] = {}
     offset = 0
@@ -191,7 +216,21 @@ def write_artifact(
         offset += len(raw)
     head = json.dumps({**header, "schema": SCHEMA, "sections": table}, sort_keys=True).encode()
     body = MAGIC + len(head).to_bytes(4, "little") + head + b"".join(blobs)
-    Path(path).write_bytes(body)
+    import os  # noqa: PLC0415  (training only: keep the inference import lean)
+    import tempfile  # noqa: PLC0415
+
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(body)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 class Ranker:
@@ -248,6 +287,8 @@ class Ranker:
             and max(self._c_term, default=0) < max(len(self._vocab), 1)
         ):
             raise ValueError("ranker artifact arrays disagree in length")
+        if len(self._comb_w) != N_COMBINE:  # trained for another set of combination inputs
+            raise ValueError("ranker artifact: combiner does not fit this rocmfix")
 
     @property
     def _cases(self) -> list[dict[str, str]]:

@@ -1,0 +1,418 @@
+"""Train the learned ranker (``rocmfix/data/ranker.bin``) from a repository's reports.
+
+    rocmfix kb train --data tests/data              # train, write the artifact
+    rocmfix kb train --data tests/data --compare    # also kNN and leave-rounds-out figures
+    PYTHONPATH=src python scripts/train_ranker.py   # the same, from a source checkout
+
+Only the *tune* side of the frozen split (``DATA/split.json``) is learned from;
+the frozen side is never read here except to list its cases as similar-case
+material (ids, URLs, our resolution line and a few top features — no prose).
+Cross-validation is grouped by thread (GroupKFold, 5 folds); ``--compare`` adds
+a leave-rounds-out estimate (whole collection rounds held out at once, the
+closest thing to reports from a source nobody has read). Deterministic: the
+same data gives the same artifact byte for byte, written atomically. Needs
+scikit-learn (a training dependency only; the shipped inference in
+``rocmfix.kb.ranker`` is pure Python, and nothing else imports this module).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+from rocmfix.kb import ranker as rk
+from rocmfix.kb.kinds import text_kind
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import Matcher
+from rocmfix.kb.split import TUNE, Split, repo_cases, thread_key
+
+C = 30.0  # L2 inverse strength; chosen by grouped CV (see docs/ranker.md)
+MIN_DF = 2  # a feature must occur in two tune-side cases
+MAX_FEATURES = 20000  # by document frequency, ties by name
+PRUNE = 0.05  # weights below this share of a class's largest |weight| are dropped
+CASE_TERMS = 30  # features kept per similar case
+FOLDS = 5
+ROUND_GROUPS = 6  # leave-rounds-out: the heldout rounds in this many groups, round-robin
+NO_SIGNATURE_WEIGHT = 0.1
+"""Weight of each tune case's copy with its signature scores removed, in the combiner's fit.
+
+The signatures were written from the tune-side reports, so on them a signature fires
+for nearly every labelled case, and a combiner fitted on that alone learns that no
+signature means no cause: on a report in words no signature knows, the ranker could
+never name one. The copies teach it what the ranker alone is worth. 0.1 was chosen
+by leave-rounds-out on the tune side (docs/ranker.md): larger weights name more
+causes without a signature but leave fewer look-alikes alone.
+"""
+
+
+def round_of(origin: str) -> str:
+    """The collection round a case came from: ``heldout/heldout-u.jsonl`` -> ``heldout-u``."""
+    if origin.startswith("heldout/"):
+        return origin.split("/", 1)[1].removesuffix(".jsonl")
+    return origin.split("/", 1)[0] or "?"
+
+
+def prepare(data_dir: Path) -> list[dict]:
+    """Every case with its candidate-region text and signature-only scores."""
+    split = Split.load(data_dir / "split.json")
+    matcher = Matcher(load_kb(), use_ranker=False)
+    rows = []
+    for case in repo_cases(data_dir):
+        result = matcher.explain_text(case["text"])
+        rows.append(
+            {
+                "id": str(case.get("id")),
+                "label": case["label"],
+                "alt": list(case.get("alt_labels") or []),
+                "side": split.side(case.get("source", "")),
+                "thread": thread_key(case.get("source", "")) or str(case.get("id")),
+                "url": case.get("source", ""),
+                "why": " ".join(str(case.get("why", "")).split()),
+                "kind": text_kind(case["text"]),
+                "region": result.region,
+                "sig": {m.entry.id: m.confidence for m in result.matches},
+                "round": round_of(str(case.get("origin", ""))),
+            }
+        )
+    return rows
+
+
+class Space:
+    """Vocabulary and IDF learned from some rows; vectors exactly as rk.Ranker makes them."""
+
+    def __init__(self, feats: list[Counter]):
+        df: Counter = Counter()
+        for f in feats:
+            df.update(f.keys())
+        keep = sorted((f for f, n in df.items() if n >= MIN_DF), key=lambda f: (-df[f], f))
+        self.vocab = sorted(keep[:MAX_FEATURES])
+        self.index = {f: i for i, f in enumerate(self.vocab)}
+        n = len(feats)
+        # float32 as shipped, so training sees the weights inference will use
+        self.idf = np.array(
+            [math.log((1 + n) / (1 + df[f])) + 1 for f in self.vocab], dtype=np.float32
+        ).astype(np.float64)
+
+    def matrix(self, feats: list[Counter]) -> csr_matrix:
+        data, ind, ptr = [], [], [0]
+        for f in feats:
+            vec = {self.index[t]: (1 + math.log(c)) for t, c in f.items() if t in self.index}
+            vec = {i: v * self.idf[i] for i, v in vec.items()}
+            norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+            for i in sorted(vec):
+                ind.append(i)
+                data.append(vec[i] / norm)
+            ptr.append(len(ind))
+        return csr_matrix((data, ind, ptr), shape=(len(feats), len(self.vocab)))
+
+
+def fit_lr(x: csr_matrix, y: np.ndarray) -> LogisticRegression:
+    return LogisticRegression(C=C, max_iter=3000).fit(x, y)
+
+
+def shipped_weights(coef: np.ndarray) -> tuple[np.ndarray, float]:
+    """The weights as shipped: small ones pruned per class, the rest int16-quantised."""
+    scale = float(np.abs(coef).max()) / 32767.0
+    keep = np.abs(coef) >= PRUNE * np.abs(coef).max(axis=1, keepdims=True)
+    return np.where(keep, np.round(coef / scale), 0.0), scale
+
+
+def shipped_probs(model: LogisticRegression, x: csr_matrix) -> np.ndarray:
+    """Probabilities of the pruned, quantised model (what rk.Ranker computes)."""
+    q, scale = shipped_weights(model.coef_)
+    z = np.asarray(x @ (q * scale).T) + np.round(model.intercept_, 6)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def knn_probs(xtr, ytr, xte, classes, k=7):
+    sims = (xte @ xtr.T).toarray()
+    ci = {c: i for i, c in enumerate(classes)}
+    out = np.zeros((xte.shape[0], len(classes)))
+    for a in range(sims.shape[0]):
+        for t in np.argsort(-sims[a], kind="stable")[:k]:
+            out[a, ci[ytr[t]]] += sims[a, t]
+        out[a] /= out[a].sum() or 1.0
+    return out
+
+
+def ranker_only(rows, probs):
+    """top-1 (none counts as an answer), top-3 (among causes), look-alikes left alone."""
+    n = t1 = t3 = nn = nok = 0
+    for r, p in zip(rows, probs, strict=True):
+        order = sorted(p, key=lambda c: (-p[c], c))
+        if r["label"] == "none":
+            nn += 1
+            nok += order[0] == "none"
+        else:
+            n += 1
+            t1 += order[0] == r["label"]
+            t3 += r["label"] in [c for c in order if c != "none"][:3]
+    return {"top1": t1 / n, "top3": t3 / n, "lookalikes_left_alone": nok / nn}
+
+
+def combined(rows, probs, comb_w, comb_b, stats=None):
+    """Counts of the shipped decision (rk.Ranker.combine) over rows, per kind and overall."""
+    stats = {} if stats is None else stats
+    for r, p in zip(rows, probs, strict=True):
+        q = {}
+        for e, f in rk.candidates_of(r["sig"], p):
+            z = comb_b + sum(w * x for w, x in zip(comb_w, f, strict=True))
+            q[e] = 1 / (1 + math.exp(-z))
+        final = rk.decide(r["sig"], q)
+        order = sorted(final, key=lambda e: (-final[e], e))
+        got = order[0] if order and final[order[0]] >= 0.5 else "none"
+        for key in ("all", r["kind"]):
+            s = stats.setdefault(key, [0] * 7)
+            if got != "none":
+                s[5] += 1
+                s[6] += got == r["label"] or got in r["alt"]
+            if r["label"] == "none":
+                s[3] += 1
+                s[4] += got == "none"
+            else:
+                s[0] += 1
+                s[1] += got == r["label"]
+                s[2] += r["label"] in order[:3]
+    return stats
+
+
+def figures(stats):
+    return {
+        k: {
+            "cases": s[0] + s[3],
+            "top1": round(s[1] / s[0], 4) if s[0] else None,
+            "top3": round(s[2] / s[0], 4) if s[0] else None,
+            "lookalikes_left_alone": round(s[4] / s[3], 4) if s[3] else None,
+            "confident_right": round(s[6] / s[5], 4) if s[5] else None,
+        }
+        for k, s in sorted(stats.items())
+    }
+
+
+def fit_combiner(rows, probs, no_signature_weight: float = NO_SIGNATURE_WEIGHT):
+    xs, ys, ws = [], [], []
+    for r, p in zip(rows, probs, strict=True):
+        for sig, weight in ((r["sig"], 1.0), ({}, no_signature_weight)):
+            if weight <= 0:
+                continue
+            for e, f in rk.candidates_of(sig, p):
+                xs.append(f)
+                ys.append(int(e == r["label"]))
+                ws.append(weight)
+    m = LogisticRegression(C=10.0, max_iter=5000, tol=1e-8).fit(
+        np.array(xs), np.array(ys), sample_weight=np.array(ws)
+    )
+    return [round(float(w), 6) for w in m.coef_[0]], round(float(m.intercept_[0]), 6)
+
+
+def out_of_fold(rows, feats, compare: bool):
+    y = np.array([r["label"] for r in rows])
+    groups = np.array([r["thread"] for r in rows])
+    oof: list[dict | None] = [None] * len(rows)
+    oof_knn: list[dict | None] = [None] * len(rows)
+    for tr, te in GroupKFold(n_splits=FOLDS).split(np.zeros(len(rows)), y, groups):
+        space = Space([feats[i] for i in tr])
+        xtr = space.matrix([feats[i] for i in tr])
+        xte = space.matrix([feats[i] for i in te])
+        model = fit_lr(xtr, y[tr])
+        classes = list(model.classes_)
+        p = shipped_probs(model, xte)
+        for a, i in enumerate(te):
+            oof[i] = {c: float(p[a, j]) for j, c in enumerate(classes)}
+        if compare:
+            pk = knn_probs(xtr, y[tr], xte, classes)
+            for a, i in enumerate(te):
+                oof_knn[i] = {c: float(pk[a, j]) for j, c in enumerate(classes)}
+    return oof, oof_knn
+
+
+def case_index(rows, space: Space):
+    """Similar-case material: every labelled report (either side), top features only."""
+    cases, ptr, terms, vals = [], [0], [], []
+    # Our one-line resolution: a held-out row's `why`; a log sample borrows the one
+    # written for its thread, and without one it is not shown as a solved case.
+    why = {}
+    for r in rows:
+        if r["why"] and r["label"] != "none":
+            why.setdefault((r["thread"], r["label"]), r["why"])
+    keep = []
+    for r in rows:
+        if r["label"] == "none" or not r["url"]:
+            continue
+        r["why"] = r["why"] or why.get((r["thread"], r["label"]), "")
+        if r["why"]:
+            keep.append(r)
+    mat = space.matrix([rk.features(r["region"]) for r in keep])
+    for n, r in enumerate(keep):
+        row = mat.getrow(n)
+        pairs = sorted(zip(row.indices, row.data, strict=True), key=lambda t: (-t[1], t[0]))
+        pairs = pairs[:CASE_TERMS]
+        norm = math.sqrt(sum(v * v for _, v in pairs)) or 1.0
+        for i, v in sorted(pairs):
+            terms.append(int(i))
+            vals.append(round(v / norm * 32767))
+        ptr.append(len(terms))
+        cases.append(
+            {
+                "id": r["id"],
+                "url": r["url"],
+                "label": r["label"],
+                "thread": r["thread"],
+                "resolution": r["why"][:240],
+            }
+        )
+    return cases, ptr, terms, vals
+
+
+def leave_rounds_out(rows, feats, oof) -> dict:
+    """Whole collection rounds held out at once: the closest estimate of a new source.
+
+    The heldout rounds (``heldout-*``) go into ``ROUND_GROUPS`` groups round-robin; for
+    each group the ranker is trained on every other tune case and the combiner on
+    their out-of-fold scores, and the group's cases are scored twice: as they are,
+    and with their signature scores removed (a report whose wording no signature
+    knows — on reports nobody tuned for, that is the common case).
+    """
+    y = np.array([r["label"] for r in rows])
+    rounds = sorted({r["round"] for r in rows if r["round"].startswith("heldout-")})
+    groups = [rounds[k::ROUND_GROUPS] for k in range(min(ROUND_GROUPS, len(rounds)))]
+    plain: dict = {}
+    bare: dict = {}
+    ranker_rows, ranker_probs = [], []
+    for group in groups:
+        te = [i for i, r in enumerate(rows) if r["round"] in group]
+        tr = [i for i, r in enumerate(rows) if r["round"] not in group]
+        if not te or not tr:
+            continue
+        space = Space([feats[i] for i in tr])
+        model = fit_lr(space.matrix([feats[i] for i in tr]), y[tr])
+        p = shipped_probs(model, space.matrix([feats[i] for i in te]))
+        probs = [{c: float(p[a, j]) for j, c in enumerate(model.classes_)} for a in range(len(te))]
+        w, b = fit_combiner([rows[i] for i in tr], [oof[i] for i in tr])
+        test = [rows[i] for i in te]
+        combined(test, probs, w, b, plain)
+        combined([{**r, "sig": {}} for r in test], probs, w, b, bare)
+        ranker_rows += test
+        ranker_probs += probs
+    return {
+        "groups": [",".join(g) for g in groups],
+        "lr": ranker_only(ranker_rows, ranker_probs) if ranker_rows else {},
+        "combined": figures(plain),
+        "combined_without_signatures": figures(bare),
+    }
+
+
+def train(
+    data_dir: str | Path,
+    out: str | Path,
+    *,
+    compare: bool = False,
+    report_path: str | Path | None = None,
+    log: Callable[[str], Any] = print,
+) -> dict:
+    """Train from ``data_dir`` (``heldout/``, ``logs/``, ``split.json``) and write ``out``.
+
+    Returns the cross-validation report (also written to ``report_path`` as JSON).
+    """
+    t0 = time.time()
+    data = Path(data_dir)
+    rows = prepare(data)
+    tune = [r for r in rows if r["side"] == TUNE]
+    if len({r["thread"] for r in tune}) < FOLDS or len({r["label"] for r in tune}) < 2:
+        raise ValueError(
+            f"{data}: the tune side needs at least {FOLDS} threads and two labels to train on"
+        )
+    feats = [rk.features(r["region"]) for r in tune]
+    log(f"{len(rows)} cases, {len(tune)} on the tune side ({time.time() - t0:.0f}s)")
+    oof, oof_knn = out_of_fold(tune, feats, compare)
+    report: dict = {"cv": {"folds": FOLDS, "grouped_by": "thread"}}
+    report["cv"]["lr"] = ranker_only(tune, oof)
+    if compare:
+        report["cv"]["knn7"] = ranker_only(tune, oof_knn)
+    # The combiner's own CV: fitted on four folds' out-of-fold scores, scored on the fifth.
+    y = np.array([r["label"] for r in tune])
+    groups = np.array([r["thread"] for r in tune])
+    pooled: dict = {}
+    for tr, te in GroupKFold(n_splits=FOLDS).split(np.zeros(len(tune)), y, groups):
+        w, b = fit_combiner([tune[i] for i in tr], [oof[i] for i in tr])
+        combined([tune[i] for i in te], [oof[i] for i in te], w, b, pooled)
+    report["cv"]["combined"] = figures(pooled)
+    if compare:
+        report["leave_rounds_out"] = leave_rounds_out(tune, feats, oof)
+    comb_w, comb_b = fit_combiner(tune, oof)
+    log(json.dumps(report, indent=1))
+
+    space = Space(feats)
+    model = fit_lr(space.matrix(feats), np.array([r["label"] for r in tune]))
+    classes = [str(c) for c in model.classes_]
+    coef = model.coef_  # classes x features
+    w_cnt, w_cls, w_val = [], [], []
+    q, scale = shipped_weights(coef)
+    for j in range(q.shape[1]):
+        nz = np.nonzero(q[:, j])[0]
+        w_cnt.append(len(nz))
+        w_cls += [int(c) for c in nz]
+        w_val += [int(q[c, j]) for c in nz]
+    cases, c_ptr, c_term, c_val = case_index(rows, space)
+    header = {
+        "meta": {
+            "trained_on": "tune side of tests/data/split.json",
+            "tune_cases": len(tune),
+            "features": len(space.vocab),
+            "C": C,
+            "no_signature_weight": NO_SIGNATURE_WEIGHT,
+        },
+        "classes": classes,
+        "bias": [round(float(b), 6) for b in model.intercept_],
+        "combiner": {"w": comb_w, "b": comb_b},
+        "w_scale": scale,
+    }
+    sections = {
+        "vocab": "\n".join(space.vocab),
+        "idf": space.idf.astype(np.float32).tolist(),
+        "w_cnt": w_cnt,
+        "w_cls": w_cls,
+        "w_val": w_val,
+        "c_ptr": c_ptr,
+        "c_term": c_term,
+        "c_val": c_val,
+        "cases": json.dumps(cases, ensure_ascii=False, separators=(",", ":")),
+    }
+    rk.write_artifact(out, header, sections)
+    size = Path(out).stat().st_size
+    log(
+        f"wrote {out}: {size / 1e6:.2f} MB, {len(space.vocab)} features, "
+        f"{len(w_val)} weights, {len(cases)} similar cases ({time.time() - t0:.0f}s)"
+    )
+    if report_path:
+        Path(report_path).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    root = Path(__file__).resolve().parents[3]  # a source checkout: src/rocmfix/kb/train.py
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=str(root / "tests" / "data"))
+    ap.add_argument("--out", default=str(rk.artifact_path()))
+    ap.add_argument("--compare", action="store_true", help="also kNN and leave-rounds-out")
+    ap.add_argument("--report", metavar="JSON", help="write the CV figures here")
+    args = ap.parse_args(argv)
+    train(args.data, args.out, compare=args.compare, report_path=args.report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""`rocmfix kb train`: retrains the ranker from a data folder's tune side, deterministically
+and atomically, and says clearly when the training-time tools are missing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rocmfix.cli import main
+from rocmfix.kb import ranker as rk
+from rocmfix.kb.split import TUNE, Split, repo_cases
+
+DATA = Path(__file__).parent / "data"
+LABELS = ("cuda-build-on-amd", "kfd-permission-denied", "gpu-out-of-memory", "none")
+
+
+def _count(seen: dict[str, int], case: dict) -> bool:
+    seen[case["label"]] += 1
+    return False
+
+
+@pytest.fixture(scope="module")
+def small_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Real tune-side reports of four labels (heldout rows only), with the repo's split."""
+    split = Split.load(DATA / "split.json")
+    root = tmp_path_factory.mktemp("data")
+    (root / "heldout").mkdir()
+    rows = [
+        c
+        for c in repo_cases(DATA)
+        if c["origin"].startswith("heldout/")
+        and c["label"] in LABELS
+        and split.side(c.get("source", "")) == TUNE
+    ]
+    per_label: dict[str, int] = {}
+    rows = [c for c in rows if per_label.setdefault(c["label"], 0) < 20 and not _count(per_label, c)]
+    assert len({c["label"] for c in rows}) == len(LABELS)
+    with (root / "heldout" / "small.jsonl").open("w", encoding="utf-8") as fh:
+        for c in rows:
+            fh.write(json.dumps({k: v for k, v in c.items() if k != "origin"}) + "\n")
+    (root / "split.json").write_bytes((DATA / "split.json").read_bytes())
+    return root
+
+
+def test_train_writes_a_loadable_deterministic_artifact(
+    small_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("sklearn")
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    assert main(["kb", "train", "--data", str(small_data), "--out", str(a)]) == 0
+    assert main(["kb", "train", "--data", str(small_data), "--out", str(b)]) == 0
+    out = capsys.readouterr().out
+    assert '"grouped_by": "thread"' in out and "wrote" in out
+    assert a.read_bytes() == b.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin", "b.bin"]  # no temp left
+    model = rk.read_artifact(a)
+    assert sorted(model.classes) == sorted(LABELS)
+    for text, cause in (
+        ("RuntimeError: Found no NVIDIA driver on your system (RX 7900)", "cuda-build-on-amd"),
+        ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB", "gpu-out-of-memory"),
+    ):
+        probs = model.probabilities(text)
+        causes = {k: v for k, v in probs.items() if k != "none"}
+        assert max(causes, key=causes.__getitem__) == cause, probs
+    # what the combiner learned still lets a decisive signature decide
+    final = model.combine({"gpu-out-of-memory": 0.9}, probs)
+    assert final["gpu-out-of-memory"] >= 0.9
+    assert all(v < 0.5 for k, v in final.items() if k != "gpu-out-of-memory")
+
+
+def test_a_missing_scikit_learn_is_a_clear_message(small_data: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['sklearn'] = None\n"
+        "from rocmfix.cli import main\n"
+        f"raise SystemExit(main(['kb', 'train', '--data', {str(small_data)!r}, "
+        f"'--out', {str(tmp_path / 'x.bin')!r}]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "scikit-learn" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "x.bin").exists()
+
+
+def test_training_needs_a_data_folder_with_a_split(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("sklearn")
+    assert main(["kb", "train", "--data", str(tmp_path), "--out", str(tmp_path / "x.bin")]) != 0
+    assert "no heldout/ or logs/" in capsys.readouterr().err
+    (tmp_path / "heldout").mkdir()
+    assert main(["kb", "train", "--data", str(tmp_path), "--out", str(tmp_path / "x.bin")]) != 0
+    assert "split.json" in capsys.readouterr().err
