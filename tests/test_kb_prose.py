@@ -1,0 +1,51 @@
+"""Causes told in prose as people write them (Chinese as on CSDN/zhihu, app set-ups),
+matched by the KB's own signatures, with look-alikes that must stay unnamed."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import Matcher
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(load_kb(), use_ranker=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("Ubuntu 22.04 装好 ROCm 6.1 以后，rocminfo 需要 sudo 才能运行，不加 sudo 就报错", "kfd-permission-denied"),
+        ("用 root 就可以识别 RX 7900 XTX，普通用户无法使用显卡", "kfd-permission-denied"),
+        ("打开 /dev/kfd 的时候提示权限不够", "kfd-permission-denied"),
+        ("docker 容器里 /dev/kfd 不存在，pytorch 识别不到 AMD 显卡", "kfd-device-missing"),
+        ("启动容器时没有映射 /dev/kfd，ROCm 看不到 GPU", "kfd-device-missing"),
+        ("我的 AMD 显卡装成了 CUDA 版的 torch，用不了 GPU", "cuda-build-on-amd"),
+        (
+            "Radeon RX 7900 XTX, ROCm 6.2. UserWarning: The installed version of bitsandbytes "
+            "was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, and GPU "
+            "quantization are unavailable.",
+            "cuda-build-on-amd",
+        ),
+    ],
+)
+def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
+    result = matcher.explain_text(text)
+    assert result.top is not None and result.top.entry.id == cause, result.matches[:3]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # bitsandbytes on a machine with no AMD GPU in sight: not ours to name
+        "UserWarning: The installed version of bitsandbytes was compiled without GPU support. "
+        "8-bit optimizers and GPU quantization are unavailable.",
+        # sudo for an unrelated reason
+        "安装 ROCm 的时候需要 sudo 权限运行 apt，这是正常的吗",
+    ],
+)
+def test_look_alikes_stay_unnamed(matcher: Matcher, text: str) -> None:
+    result = matcher.explain_text(text)
+    assert result.top is None or not result.top.confident, result.matches[:3]
