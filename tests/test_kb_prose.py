@@ -17,7 +17,10 @@ def matcher() -> Matcher:
 @pytest.mark.parametrize(
     ("text", "cause"),
     [
-        ("Ubuntu 22.04 装好 ROCm 6.1 以后，rocminfo 需要 sudo 才能运行，不加 sudo 就报错", "kfd-permission-denied"),
+        (
+            "Ubuntu 22.04 装好 ROCm 6.1 以后，rocminfo 需要 sudo 才能运行，不加 sudo 就报错",
+            "kfd-permission-denied",
+        ),
         ("用 root 就可以识别 RX 7900 XTX，普通用户无法使用显卡", "kfd-permission-denied"),
         ("打开 /dev/kfd 的时候提示权限不够", "kfd-permission-denied"),
         ("docker 容器里 /dev/kfd 不存在，pytorch 识别不到 AMD 显卡", "kfd-device-missing"),
