@@ -138,19 +138,23 @@ def candidates_of(
     return out
 
 
-def decide(signature: Mapping[str, float], combined: Mapping[str, float]) -> dict[str, float]:
+def decide(
+    signature: Mapping[str, float], combined: Mapping[str, float], alone: float = 0.5
+) -> dict[str, float]:
     """Final confidences: a decisive signature (>= 0.5) still decides.
 
     Entries a signature named with confidence keep the higher of both scores;
     when one exists, the rest stay below 0.5 ("possibly related"); otherwise the
-    combined score (the ranker's voice) may name a cause by itself.
+    combined score (the ranker's voice) may name a cause by itself. An entry no
+    signature or symptom matched at all names the cause only from ``alone`` up
+    (the artifact's bar for the ranker's voice alone; below it, "possibly related").
     """
     decisive = {e for e, s in signature.items() if s >= 0.5}
     out: dict[str, float] = {}
     for e, q in combined.items():
         if e in decisive:
             out[e] = max(signature[e], q)
-        elif decisive:
+        elif decisive or (q < alone and not signature.get(e, 0.0)):
             out[e] = min(q, 0.49)
         else:
             out[e] = q
@@ -272,6 +276,7 @@ class Ranker:
         self._bias = list(data["bias"])
         self._comb_w = list(data["combiner"]["w"])
         self._comb_b = float(data["combiner"]["b"])
+        self._alone = float(data["combiner"].get("alone", 0.5))
         self._c_ptr = section("c_ptr")
         self._c_term = section("c_term")
         self._c_val = section("c_val")
@@ -342,7 +347,7 @@ class Ranker:
         for e, f in candidates_of(signature, probs):
             z = self._comb_b + sum(w * x for w, x in zip(self._comb_w, f, strict=True))
             out[e] = 1.0 / (1.0 + math.exp(-z))
-        return decide(signature, out)
+        return decide(signature, out, self._alone)
 
     # ---------------------------------------------------------------- similar cases
 

@@ -44,15 +44,25 @@ PRUNE = 0.05  # weights below this share of a class's largest |weight| are dropp
 CASE_TERMS = 30  # features kept per similar case
 FOLDS = 5
 ROUND_GROUPS = 6  # leave-rounds-out: the heldout rounds in this many groups, round-robin
-NO_SIGNATURE_WEIGHT = 0.1
+NO_SIGNATURE_WEIGHT = 0.04
 """Weight of each tune case's copy with its signature scores removed, in the combiner's fit.
 
 The signatures were written from the tune-side reports, so on them a signature fires
 for nearly every labelled case, and a combiner fitted on that alone learns that no
 signature means no cause: on a report in words no signature knows, the ranker could
-never name one. The copies teach it what the ranker alone is worth. 0.1 was chosen
-by leave-rounds-out on the tune side (docs/ranker.md): larger weights name more
-causes without a signature but leave fewer look-alikes alone.
+never name one. The copies teach it what the ranker alone is worth. The weight is the
+largest that, by leave-rounds-out on the tune side (docs/ranker.md), costs the reports
+as they are nothing (top-1, look-alikes) and keeps "confidence >= 0.5 is right" at
+0.93 or more when the signatures are taken away; larger weights name more causes
+without a signature but leave fewer look-alikes alone.
+"""
+RANKER_ALONE = 0.6
+"""The combined score from which the ranker names a cause that no signature or symptom
+matched at all (below it: "possibly related"). A cause with no error line behind it is
+the one a user can least check; with the bar at 0.5 the frozen side left two look-alikes
+fewer alone than before the ranker had a voice of its own (read as counts only). 0.6 is
+where, by leave-rounds-out on the tune side with the signatures taken away, the
+look-alikes left alone reach 0.95 (at 0.5: 0.94).
 """
 
 
@@ -171,7 +181,7 @@ def combined(rows, probs, comb_w, comb_b, stats=None):
         for e, f in rk.candidates_of(r["sig"], p):
             z = comb_b + sum(w * x for w, x in zip(comb_w, f, strict=True))
             q[e] = 1 / (1 + math.exp(-z))
-        final = rk.decide(r["sig"], q)
+        final = rk.decide(r["sig"], q, RANKER_ALONE)
         order = sorted(final, key=lambda e: (-final[e], e))
         got = order[0] if order and final[order[0]] >= 0.5 else "none"
         for key in ("all", r["kind"]):
@@ -374,10 +384,11 @@ def train(
             "features": len(space.vocab),
             "C": C,
             "no_signature_weight": NO_SIGNATURE_WEIGHT,
+            "ranker_alone": RANKER_ALONE,
         },
         "classes": classes,
         "bias": [round(float(b), 6) for b in model.intercept_],
-        "combiner": {"w": comb_w, "b": comb_b},
+        "combiner": {"w": comb_w, "b": comb_b, "alone": RANKER_ALONE},
         "w_scale": scale,
     }
     sections = {
