@@ -140,3 +140,22 @@ def test_nothing_confident_says_what_it_would_need(capsys: pytest.CaptureFixture
 )
 def test_report_kinds(text: str, kind: str) -> None:
     assert text_kind(text) == kind
+
+
+def test_training_chatter_does_not_dilute_a_short_report(model: rk.Ranker) -> None:
+    # what a failed run prints around the report: progress bars, logged metrics,
+    # NCCL INFO trace and warnings; none of it names the failure
+    chatter = [
+        "Epoch 3/10:  45%|####5     | 2250/5000 [03:10<03:52, 11.8it/s, loss=0.4127]",
+        "{'loss': 0.4127, 'grad_norm': 1.93, 'learning_rate': 2e-05, 'epoch': 2.45}",
+        "node1:4242:4242 [0] NCCL INFO Channel 07/32 :    0   1   2   3",
+        "/opt/venv/lib/python3.12/site-packages/torch/utils/data/dataloader.py:617: "
+        "UserWarning: This DataLoader will create 16 worker processes in total.",
+        "[rank0]:[W reducer.cpp:1389] Warning: find_unused_parameters=True was specified",
+        "wandb: Syncing run glorious-sun-12",
+    ]
+    report = "rocminfo only lists my RX 7900 XTX when I run it with sudo, as my user it fails"
+    assert model.probabilities("\n".join([*chatter, report])) == model.probabilities(report)
+    # a line of the same shapes that names the failure is kept
+    kept = "Epoch 3/10:  45%|####5     | 2250/5000 [03:10<03:52, loss=nan] HIP error"
+    assert rk.without_chatter(kept) == kept

@@ -38,6 +38,33 @@ ARTIFACT = "ranker.bin"
 MAX_CHARS = 32 * 1024
 """The ranker reads at most this much of the candidate region (its end wins)."""
 
+# Progress and metric chatter of a training run (tqdm bars, "it/s" rates, logged loss /
+# epoch / throughput values, wandb's prefix, NCCL/RCCL's INFO-level trace, warnings): it
+# says nothing about a failure, yet a few such lines beside a short report would dilute
+# the report's features. A line that also names an error, a failure or the GPU stack is
+# kept. Only the ranker drops them; signatures still see every line.
+_CHATTER = re.compile(
+    r"\d%\|| \d+/\d+ \[|\d\s?(?:it/s|s/it)\b|['\"]?\b(?:loss|grad_norm|learning_rate|epoch)['\"]?\s?[:=]\s?[\d.]"
+    r"|\bthroughput\b[^\n]{0,20}\d|^wandb: |\b[NR]CCL INFO\b"
+    # a warning (Python's "file.py:12: UserWarning: ...", c10's "[W file.cpp:12] Warning: ...")
+    r"|^\s*(?:\S+:\d+: )?\w*Warning: |\[W [\w./-]+:\d+\] Warning: "
+)
+_SIGNAL = re.compile(
+    r"(?i)error|fail|exception|abort|fault|traceback|hip|rocm|cuda|nan\b|\binf\b|killed|denied"
+)
+
+
+def without_chatter(text: str) -> str:
+    """``text`` without the lines of training-progress chatter (see ``_CHATTER``)."""
+    if not _CHATTER.search(text):
+        return text
+    return "\n".join(
+        line
+        for line in text.split("\n")
+        if not _CHATTER.search(line) or _SIGNAL.search(line)
+    )
+
+
 _WORD = re.compile(r"[a-z_][a-z0-9_.+-]*[a-z0-9]|[a-z]{2,}")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _DIGITS = re.compile(r"\d+")
@@ -316,7 +343,7 @@ class Ranker:
         """Sparse, L2-normalised TF-IDF vector of ``text`` over the vocabulary."""
         vec: dict[int, float] = {}
         idf = self._idf
-        for feat, n in features(text).items():
+        for feat, n in features(without_chatter(text)).items():
             i = self._lookup(feat)
             if i >= 0:
                 vec[i] = (1.0 + math.log(n)) * idf[i]
