@@ -208,6 +208,14 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             ruled_out=["kfd-permission-denied"],
             fix="Read the kernel-log check for amdgpu errors on that device.",
         )
+    if not renders and knows is not None and not knows("/dev/dri"):
+        return result(
+            "device-nodes",
+            Status.SKIP,
+            "/dev/kfd opens; the render nodes were not recorded in this snapshot",
+            evidence=evidence,
+            ruled_out=["kfd-permission-denied"] if kfd.ok else [],
+        )
     if not renders:
         return result(
             "device-nodes",

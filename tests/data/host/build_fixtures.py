@@ -590,8 +590,12 @@ def build_upstream(name: str, sc: dict) -> None:
     wsl = sc.get("wsl", False)
     if wsl:
         stats["/dev/dxg"] = _stat("root", 0, "crw-rw-rw-")
+    elif sc.get("amdgpu_builtin"):
+        # A built-in driver has /sys/module/amdgpu (parameters, uevent) but no initstate.
+        write(root, "/sys/module/amdgpu/uevent", "")
     else:
         write(root, "/sys/module/amdgpu/initstate", "live\n")
+    if not wsl:
         if sc.get("module_version"):
             write(root, "/sys/module/amdgpu/version", sc["module_version"] + "\n")
     if sc.get("container") == "docker":
@@ -600,7 +604,7 @@ def build_upstream(name: str, sc: dict) -> None:
         write(root, "/run/.containerenv", "")
     kfd_gpus = sc.get("kfd_gpus", [])
     topo = "/sys/class/kfd/kfd/topology/nodes"
-    if kfd_gpus or sc.get("kfd_node_errno"):
+    if kfd_gpus or sc.get("kfd_node_errno") or sc.get("kfd_cpu_only"):
         stats["/dev/kfd"] = _stat(dev_group, dev_gid)
         errno = sc.get("kfd_node_errno") or sc.get("node_errno")
         rw["/dev/kfd"] = errno is None
@@ -729,9 +733,9 @@ def build_upstream(name: str, sc: dict) -> None:
         "commands": commands,
         "stat": stats,
         "exists": exists,
-        "listdir": {
-            "/dev/dri": sorted(p.rsplit("/", 1)[1] for p in stats if p.startswith("/dev/dri/"))
-        },
+        "listdir": {}
+        if sc.get("dri_unrecorded")
+        else {"/dev/dri": sorted(p.rsplit("/", 1)[1] for p in stats if p.startswith("/dev/dri/"))},
         "links": links,
         "rw": rw,
         "rw_errno": rw_errno,

@@ -439,3 +439,218 @@ MACHINES: dict[str, dict] = {
         },
     },
 }
+
+WSL_OOR = (
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+    "resources. This error may also occur when the core runtime library needs to spawn threads or "
+    "create internal OS-specific events.\n"
+)
+
+MACHINES.update(
+    {
+        "wsl-rx7800xt-rocm61-unsupported-gpu": {
+            "notes": "WSL2 (kernel 5.15.167.4-microsoft-standard-WSL2) with ROCm 6.1.0 and an RX 7800 XT "
+            "(gfx1101) beside a Ryzen 7500F: the WSL rocminfo stops at 'ROCR: unsupported GPU'. The card "
+            "was not on that WSL runtime's list; the thread asks when it will be.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/4068"],
+            "placeholders": ["distribution release (the post gives the kernel only)", "user name"],
+            "wsl": True,
+            "os": ("Ubuntu 22.04 LTS", "ubuntu", "22.04"),
+            "kernel": "5.15.167.4-microsoft-standard-WSL2",
+            "rocm": "6.1.0",
+            "rocminfo": (
+                1,
+                "ROCR: unsupported GPU\nhsa api call failure at: ./sources/wsl/tools/rocminfo/"
+                "rocminfo.cc:1087\n" + WSL_OOR,
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "warn": {"wsl"},
+                "skip": {"device-nodes", "gpu-list", "amdgpu-module"},
+                "first": "wsl-limitations",
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing", "no-gpu-visible"},
+            },
+        },
+        "wsl-rx7700xt-rocm623-unsupported-gpu": {
+            "notes": "WSL2 on Windows 11 (Adrenalin 24.12.1), Ubuntu 22.04.5, ROCm 6.2.3 from AMD's WSL "
+            "guide, RX 7700 XT (gfx1101): 'WSL environment detected. ROCR: unsupported GPU'. A second "
+            "user reports the same with an RX 6800S.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/4215"],
+            "placeholders": ["WSL kernel release (the post does not give it)", "user name"],
+            "wsl": True,
+            "os": ("Ubuntu 22.04.5 LTS", "ubuntu", "22.04"),
+            "kernel": "5.15.167.4-microsoft-standard-WSL2",
+            "rocm": "6.2.3",
+            "rocminfo": (
+                1,
+                "WSL environment detected.\nROCR: unsupported GPU\nhsa api call failure at: "
+                "/long_pathname_so_that_rpms_can_package_the_debug_info/src/rocminfo/rocminfo.cc:1306\n"
+                + WSL_OOR,
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "warn": {"wsl"},
+                "first": "wsl-limitations",
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing", "no-gpu-visible"},
+                "summary_has": {"rocminfo": "ROCm 6.2.3"},
+            },
+        },
+        "strix-halo-gfx1151-unrecognized-id-not-in-render": {
+            "notes": "Strix Halo laptop (KFD node 1 gfx_target_version 110501 = gfx1151): rocminfo says "
+            "'Agent creation failed. The GPU node has an unrecognized id.' A helper guessed an old ROCm "
+            "user space on new silicon; the user found the real cause: the account was not in render, "
+            "which blocked /dev/kfd.",
+            "sources": ["https://github.com/ultralytics/ultralytics/pull/24137"],
+            "placeholders": [
+                "PCI slot, render minor, SIMD count and VRAM of the APU",
+                "groups beyond render (only 'not in render' is stated)",
+                "distribution, kernel and ROCm release (not in the post)",
+                "rocminfo exit status",
+            ],
+            "user": "ultralytics",
+            "process_groups": ["ultralytics", "sudo", "video"],
+            "os": ("Ubuntu 24.04.3 LTS", "ubuntu", "24.04"),
+            "kernel": "6.14.0-29-generic",
+            "kfd_gpus": [kfd_gpu(1, 110501, None, 80, 0xC5, 128, 536870912)],
+            "node_errno": "EACCES",
+            "rocminfo": (1, "Warning: Agent creation failed.\nThe GPU node has an unrecognized id.\n"),
+            "expect": {
+                "fail": {"device-nodes", "user-groups"},
+                "warn": {"rocminfo"},
+                "first": "kfd-permission-denied",
+                "not_ranked": {"rocm-too-old-for-gpu", "kfd-device-missing"},
+            },
+        },
+        "rx9070xt-aocc-env-unrecognized-id": {
+            "notes": "RX 9070 XT (gfx1201) with ROCm 7.2.1 on Ubuntu 24.04.4 (ROCk module 6.16.13): after "
+            "sourcing AMD's AOCC 5.1.0 setenv_AOCC.sh, rocminfo says 'The GPU node has an unrecognized "
+            "id' and fails; without it rocminfo works. ROCm 7.2.1 lists gfx1201, so the release is not "
+            "too old: the compiler environment's libraries are.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/6233"],
+            "placeholders": [
+                "LD_LIBRARY_PATH value: setenv_AOCC.sh puts the AOCC lib directory first; the post "
+                "names the script, not the exact list",
+                "PCI slot, render minor, SIMD count and VRAM",
+                "kernel release",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.04.4 LTS", "ubuntu", "24.04"),
+            "kernel": "6.17.0-14-generic",
+            "module_version": "6.16.13",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x03, 128, 17095983104)],
+            "rocm": "7.2.1",
+            "env": {"LD_LIBRARY_PATH": "/opt/AMD/aocc-compiler-5.1.0/lib"},
+            "rocminfo": (
+                1,
+                "ROCk module version 6.16.13 is loaded\nWarning: Agent creation failed.\n"
+                "The GPU node has an unrecognized id.\n\nhsa api call failure at: /longer_pathname_so_"
+                "that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/rocm-systems/"
+                "projects/rocminfo/rocminfo.cc:299\nCall returned HSA_STATUS_ERROR_INVALID_ARGUMENT: "
+                "One of the actual arguments does not meet a precondition stated in the documentation "
+                "of the corresponding formal argument.\n",
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "first": "rocm-library-version-mismatch",
+                "not_ranked": {"rocm-too-old-for-gpu", "kfd-permission-denied", "kfd-device-missing"},
+                "summary_has": {"rocminfo": "ROCm 7.2.1 lists gfx1201"},
+            },
+        },
+        "docker-2x-gfx90a-render-gid-healthy": {
+            "notes": "AMD's ROCm dev image run as uid 1000 with --device=/dev/kfd --device=/dev/dri "
+            "--group-add video --group-add render: /dev/kfd and renderD128/129 are root:render, the image "
+            "has render at gid 109, and rocminfo lists two gfx90a agents. A working container.",
+            "sources": ["https://github.com/ROCm/ROCm-docker/pull/93"],
+            "placeholders": [
+                "user name (the shell says 'I have no name!')",
+                "marketing name, SIMD count, VRAM and PCI slots of the gfx90a devices",
+                "host kernel release and image OS release",
+                "torch (the post shows rocminfo only; recorded as collect --no-torch)",
+            ],
+            "user": "uid1000",
+            "process_groups": ["root", "video", "render"],
+            "container": "docker",
+            "device_group": ("render", 109),
+            "os": ("Ubuntu 20.04.4 LTS", "ubuntu", "20.04"),
+            "kernel": "5.15.0-46-generic",
+            "kfd_gpus": [
+                kfd_gpu(1, 90010, 0x740F, 416, 0x03, 128, 68702699520),
+                kfd_gpu(2, 90010, 0x740F, 416, 0x83, 129, 68702699520),
+            ],
+            "rocminfo": (
+                0,
+                rocminfo(
+                    "AMD EPYC 7713 64-Core Processor",
+                    [
+                        ("gfx90a", "AMD Instinct MI210", 1, 0x740F),
+                        ("gfx90a", "AMD Instinct MI210", 2, 0x740F),
+                    ],
+                ),
+            ),
+            "expect": {
+                "fail": set(),
+                "first": None,
+                "summary_has": {"container": "docker", "device-nodes": "open read-write"},
+            },
+        },
+        "hd8750m-gcn1-ubuntu2404-rocm62": {
+            "notes": "Laptop with an Intel i5-4200U and a Radeon HD 8750M (Mars, GCN1, a CHIP_OLAND id), "
+            "Ubuntu 24.04.1, ROCm 6.2.0 with amdgpu-dkms ('ROCk module version 6.8.5 is loaded'): "
+            "rocminfo lists only the CPU agent. No ROCm release supports GCN1.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/3897"],
+            "placeholders": [
+                "PCI slot 0000:01:00.0",
+                "/dev/dri (not in the post: recorded as unknown)",
+                "PCI device id 0x6600 (lspci names it 'Mars [Radeon HD 8670A/8670M/8750M]'; the post "
+                "gives the product only)",
+                "kernel release",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.04.1 LTS", "ubuntu", "24.04"),
+            "kernel": "6.8.0-45-generic",
+            "module_version": "6.8.5",
+            "kfd_cpu_only": True,
+            "dri_unrecorded": True,
+            "pci_only": [("0000:01:00.0", 0x6600)],
+            "rocm": "6.2.0",
+            "rocminfo": (0, rocminfo("Intel(R) Core(TM) i5-4200U CPU @ 1.60GHz", [])),
+            "expect": {
+                "fail": {"gpu-list", "rocminfo"},
+                "first": "unsupported-gpu-architecture",
+                "not_ranked": {"rocm-too-old-for-gpu", "kfd-permission-denied"},
+            },
+        },
+        "gfx1152-krackan-rocm10-hsa-generic-error": {
+            "notes": "Ryzen AI 5 340 laptop (Radeon 840M; KFD gfx_target_version 110502 = gfx1152, "
+            "device_id 0x1114, render minor 128), Linux Mint 22.3, kernel 7.0.0-31-generic with amdgpu "
+            "built in, ROCm 10.0.0: rocminfo (and torch) fail at HSA start with 'HSA_STATUS_ERROR: A "
+            "generic error has occurred'. Open upstream; the cause is not established.",
+            "sources": ["https://github.com/ROCm/TheRock/issues/7952"],
+            "placeholders": [
+                "PCI slot, SIMD count and VRAM of the APU",
+                "the rocminfo lines before the quoted error",
+                "user name",
+            ],
+            "os": ("Linux Mint 22.3", "linuxmint", "22.3"),
+            "kernel": "7.0.0-31-generic",
+            "amdgpu_builtin": True,
+            "kfd_gpus": [kfd_gpu(1, 110502, 0x1114, 16, 0xC4, 128, 536870912)],
+            "rocm": "10.0.0",
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nhsa api call failure at: rocminfo.cc\n"
+                "Call returned HSA_STATUS_ERROR: A generic error has occurred.\n",
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "first": "no-gpu-visible",
+                "not_ranked": {
+                    "rocm-too-old-for-gpu",
+                    "unsupported-gpu-architecture",
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                },
+            },
+        },
+    }
+)
