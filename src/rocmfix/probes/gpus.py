@@ -173,7 +173,9 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         known = [(slot, c[1]) for slot, c in chips.items() if c[1] is not None]
         old = [(slot, c) for slot, c in known if facts.gfx_unsupported(c.gfx)]
         if old:
-            listing = "; ".join(f"AMD GPU at {slot} is {chip.name} ({chip.gfx})" for slot, chip in old)
+            listing = "; ".join(
+                f"AMD GPU at {slot} is {chip.name} ({chip.gfx})" for slot, chip in old
+            )
             return result(
                 "gpu-list",
                 Status.FAIL,
@@ -221,7 +223,7 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         left_chips = [chips.get(slot, (None, None))[1] for slot in left_out]
         listing = ", ".join(
             f"the {c.name} ({c.gfx}) at {slot}" if c else f"the AMD GPU at {slot}"
-            for slot, c in zip(left_out, left_chips)
+            for slot, c in zip(left_out, left_chips, strict=True)
         )
         old_ones = [c for c in left_chips if c and facts.gfx_unsupported(c.gfx)]
         return result(

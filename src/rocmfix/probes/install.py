@@ -443,7 +443,10 @@ def _unrecognized(
             details="The runtime skips a KFD GPU node whose ISA it has no code for: this ROCm "
             "release predates the GPU. An override borrowing an older ISA is no fix.",
             evidence=[hit, ev_version]
-            + [ev(f"KFD node {x.node}", f"{x.gfx}, first listed in ROCm {first[x.gfx]}") for x in old],
+            + [
+                ev(f"KFD node {x.node}", f"{x.gfx}, first listed in ROCm {first[x.gfx]}")
+                for x in old
+            ],
             kb=["rocm-too-old-for-gpu"],
             fix=f"Install ROCm {max(first.values(), key=facts.version_key)} or newer, with a PyTorch "
             "wheel built for it.",
@@ -456,9 +459,7 @@ def _unrecognized(
             if d.strip() and "rocm" not in d.lower()
         ]
         why = (
-            f"; LD_LIBRARY_PATH puts {foreign[0]} ahead of ROCm's own libraries"
-            if foreign
-            else ""
+            f"; LD_LIBRARY_PATH puts {foreign[0]} ahead of ROCm's own libraries" if foreign else ""
         )
         return result(
             "rocminfo",

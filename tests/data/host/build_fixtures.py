@@ -595,9 +595,8 @@ def build_upstream(name: str, sc: dict) -> None:
         write(root, "/sys/module/amdgpu/uevent", "")
     else:
         write(root, "/sys/module/amdgpu/initstate", "live\n")
-    if not wsl:
-        if sc.get("module_version"):
-            write(root, "/sys/module/amdgpu/version", sc["module_version"] + "\n")
+    if not wsl and sc.get("module_version"):
+        write(root, "/sys/module/amdgpu/version", sc["module_version"] + "\n")
     if sc.get("container") == "docker":
         write(root, "/.dockerenv", "")
     if sc.get("container") == "podman":

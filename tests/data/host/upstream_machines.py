@@ -513,7 +513,10 @@ MACHINES.update(
             "kernel": "6.14.0-29-generic",
             "kfd_gpus": [kfd_gpu(1, 110501, None, 80, 0xC5, 128, 536870912)],
             "node_errno": "EACCES",
-            "rocminfo": (1, "Warning: Agent creation failed.\nThe GPU node has an unrecognized id.\n"),
+            "rocminfo": (
+                1,
+                "Warning: Agent creation failed.\nThe GPU node has an unrecognized id.\n",
+            ),
             "expect": {
                 "fail": {"device-nodes", "user-groups"},
                 "warn": {"rocminfo"},
@@ -552,7 +555,11 @@ MACHINES.update(
             "expect": {
                 "fail": {"rocminfo"},
                 "first": "rocm-library-version-mismatch",
-                "not_ranked": {"rocm-too-old-for-gpu", "kfd-permission-denied", "kfd-device-missing"},
+                "not_ranked": {
+                    "rocm-too-old-for-gpu",
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                },
                 "summary_has": {"rocminfo": "ROCm 7.2.1 lists gfx1201"},
             },
         },
