@@ -184,16 +184,22 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             if opened[p].permission or (opened[p].errno is None and not _in_group_of(host, p))
         ]
         if perm:
+            # In the node's group and still refused: groups are not what blocks it.
+            grouped = all(_in_group_of(host, p) or host.uid == 0 for p in perm)
             return result(
                 "device-nodes",
                 Status.FAIL,
                 f"cannot open {', '.join(perm)} read-write as {host.user}"
-                + (" (permission denied)" if any(opened[p].permission for p in perm) else ""),
+                + (" (permission denied)" if any(opened[p].permission for p in perm) else "")
+                + (", although this process is in the nodes' group" if grouped else ""),
                 evidence=evidence,
                 kb=["kfd-permission-denied"],
                 ruled_out=["kfd-device-missing"],
                 fix=container_run_fix(host)
                 if container
+                else "Groups are in place: look for an ACL (getfacl), a device cgroup or an "
+                "SELinux/AppArmor denial (journalctl -k) on these nodes."
+                if grouped
                 else "Add yourself to the render and video groups (see user-groups), then log out and in.",
             )
         return result(
@@ -271,8 +277,12 @@ def check_user_groups(ctx: Context) -> CheckResult:
                 Status.SKIP,
                 "root in a container: access to /dev/kfd is decided by how it was started",
             )
+        refused = host.exists(KFD) and kfd_open(ctx).permission
         return result(
-            "user-groups", Status.OK, "running as root", ruled_out=["kfd-permission-denied"]
+            "user-groups",
+            Status.OK,
+            "running as root" + ("; /dev/kfd refuses anyway (not a group matter)" if refused else ""),
+            ruled_out=[] if refused else ["kfd-permission-denied"],
         )
     if is_wsl(host):
         return result("user-groups", Status.SKIP, "WSL: group membership does not gate /dev/dxg")
@@ -320,12 +330,16 @@ def check_user_groups(ctx: Context) -> CheckResult:
             if container_kind(host)
             else f"sudo usermod -aG {','.join(absent)} {host.user}, then log out and in.",
         )
+    # Groups in place rule out a group problem, not a refusal the nodes themselves report
+    # (an ACL, a device cgroup, a security policy): then device-nodes names it.
+    refused = host.exists(KFD) and kfd_open(ctx).permission
     return result(
         "user-groups",
         Status.OK,
-        f"{host.user} is in {', '.join(need)} (this session too)",
+        f"{host.user} is in {', '.join(need)} (this session too)"
+        + ("; /dev/kfd refuses anyway, so groups are not the cause" if refused else ""),
         evidence=evidence,
-        ruled_out=["kfd-permission-denied"],
+        ruled_out=[] if refused else ["kfd-permission-denied"],
     )
 
 

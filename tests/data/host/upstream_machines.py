@@ -661,3 +661,47 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "mi210-beside-rx6600-stale-override": {
+            "notes": "An Instinct MI210 (KFD node 2, chip 0x740f, BDFID 17152 = 43:00.0, 104 CUs) beside an "
+            "RX 6600 (node 1) with a leftover HSA_OVERRIDE_GFX_VERSION for gfx1030: rocminfo lists the "
+            "MI210 as gfx1030 and work on it ends in 'Memory access fault by GPU node-2 ... Reason: "
+            "unknown'. The maintainer spotted gfx1030 for a gfx90a card; unsetting the variable fixed it.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/5238"],
+            "placeholders": [
+                "RX 6600 PCI slot 0000:03:00.0 and its device id 0x73ff (Navi 23 / gfx1032, the chip "
+                "of an RX 6600)",
+                "render minors, VRAM sizes",
+                "distribution, kernel and ROCm release (not in the excerpt)",
+                "user name",
+                "torch (not in the post; recorded as collect --no-torch)",
+            ],
+            "os": ("Ubuntu 24.04.2 LTS", "ubuntu", "24.04"),
+            "kernel": "6.11.0-26-generic",
+            "kfd_gpus": [
+                kfd_gpu(1, 100302, 0x73FF, 56, 0x03, 128, 8573157376),
+                kfd_gpu(2, 90010, 0x740F, 416, 0x43, 129, 68702699520),
+            ],
+            "env": {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+            "rocminfo": (
+                0,
+                rocminfo(
+                    "AMD Ryzen 9 7950X 16-Core Processor",
+                    [
+                        ("gfx1030", "AMD Radeon RX 6600", 1, 0x73FF),
+                        ("gfx1030", "AMD Instinct MI210", 2, 0x740F),
+                    ],
+                ),
+            ),
+            "expect": {
+                "fail": {"env-hsa-override", "rocminfo"},
+                "first": "memory-access-fault",
+                "not_ranked": {"integrated-gpu-selected", "kfd-permission-denied"},
+                "fix_has": {"env-hsa-override": "HSA_OVERRIDE_GFX_VERSION_1=10.3.0"},
+                "summary_has": {"rocminfo": "gfx90a"},
+            },
+        },
+    }
+)
