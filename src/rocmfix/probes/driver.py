@@ -166,6 +166,18 @@ def check_dkms(ctx: Context) -> CheckResult:
     evidence = [ev("dkms status", line) for line in lines]
     for_kernel = [line for line in lines if kernel and kernel in line]
     if any(line.endswith("installed") for line in for_kernel):
+        if not ctx.host.exists("/sys/module/amdgpu") and amd_pci_gpus(ctx.host):
+            # Built is not loaded: Secure Boot refuses an unsigned module that built fine.
+            return result(
+                "dkms-status",
+                Status.WARN,
+                f"amdgpu-dkms is installed for {kernel}, but amdgpu is not loaded",
+                details="A module that built can still be refused at load time (Secure Boot, a "
+                "blacklist): see the secure-boot and kernel-log checks.",
+                evidence=[*evidence, ev("/sys/module/amdgpu", "absent")],
+                kb=["amdgpu-dkms-build-failure"],
+                fix="sudo modprobe amdgpu and read the error it prints.",
+            )
         return result(
             "dkms-status",
             Status.OK,

@@ -251,6 +251,22 @@ def secure_boot_state(ctx: Context) -> tuple[bool | None, str]:
     return None, text or "mokutil unavailable and efivars unreadable"
 
 
+def _dkms_built_for_kernel(ctx: Context) -> str | None:
+    """The `dkms status` line of an amdgpu module installed for the running kernel, if any."""
+    res = ctx.host.run(["dkms", "status"], timeout=ctx.timeout)
+    kernel = kernel_release(ctx.host)
+    if not res.ok or not kernel:
+        return None
+    return next(
+        (
+            line.strip()
+            for line in res.stdout.splitlines()
+            if line.strip().startswith("amdgpu") and kernel in line and line.strip().endswith("installed")
+        ),
+        None,
+    )
+
+
 @check("secure-boot", "Secure Boot")
 def check_secure_boot(ctx: Context) -> CheckResult:
     enabled, how = secure_boot_state(ctx)
@@ -262,7 +278,20 @@ def check_secure_boot(ctx: Context) -> CheckResult:
     if not enabled:
         return result("secure-boot", Status.OK, "Secure Boot is off", evidence=evidence)
     dkms = ctx.host.exists("/sys/module/amdgpu/version")
-    if dkms or not ctx.host.exists("/sys/module/amdgpu"):
+    loaded = ctx.host.exists("/sys/module/amdgpu")
+    built = _dkms_built_for_kernel(ctx)
+    if not loaded and built and _amd_pci(ctx.host):
+        return result(
+            "secure-boot",
+            Status.FAIL,
+            "Secure Boot is on and amdgpu is not loaded although amdgpu-dkms is built for this "
+            "kernel: the unsigned module is refused",
+            evidence=[*evidence, ev("dkms status", built), ev("/sys/module/amdgpu", "absent")],
+            kb=["amdgpu-dkms-build-failure"],
+            fix="Enroll the DKMS signing key (sudo mokutil --import /var/lib/dkms/mok.pub, reboot, "
+            "confirm the enrollment) or turn Secure Boot off in the firmware settings.",
+        )
+    if dkms or not loaded:
         return result(
             "secure-boot",
             Status.WARN,

@@ -590,6 +590,8 @@ def build_upstream(name: str, sc: dict) -> None:
     wsl = sc.get("wsl", False)
     if wsl:
         stats["/dev/dxg"] = _stat("root", 0, "crw-rw-rw-")
+    elif sc.get("no_module"):
+        pass  # amdgpu not loaded: no /sys/module/amdgpu
     elif sc.get("amdgpu_builtin"):
         # A built-in driver has /sys/module/amdgpu (parameters, uevent) but no initstate.
         write(root, "/sys/module/amdgpu/uevent", "")
@@ -647,6 +649,8 @@ def build_upstream(name: str, sc: dict) -> None:
         commands.append(_cmd(["dmesg"], 0, sc["dmesg"]))
     if "dkms" in sc:
         commands.append(_cmd(["dkms", "status"], 0, sc["dkms"]))
+    if "mokutil" in sc:
+        commands.append(_cmd(["mokutil", "--sb-state"], 0, sc["mokutil"]))
     if "rocminfo" in sc:
         rc, text = sc["rocminfo"]
         commands.append(_cmd(["rocminfo"], rc, text))

@@ -705,3 +705,37 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "secure-boot-refuses-amdgpu-dkms-ubuntu2410": {
+            "notes": "Ubuntu 24.10, kernel 6.11.0-14-generic, ROCm 6.3.2 installed with amdgpu-dkms: the "
+            "module loaded right after installation, but after a reboot amdgpu would not load and "
+            "rocminfo said the ROCk module is not loaded. The cause the user found: Secure Boot refused "
+            "the module; turning it off fixed it.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/4328"],
+            "placeholders": [
+                "the GPU (not named in the post): PCI slot 0000:03:00.0, device id not recorded",
+                "the amdgpu-dkms version in the dkms status line (6.10.5 is ROCm 6.3's driver "
+                "series; the post says only that the module built and loaded)",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.10", "ubuntu", "24.10"),
+            "kernel": "6.11.0-14-generic",
+            "no_module": True,
+            "pci_only": [("0000:03:00.0", None)],
+            "dkms": "amdgpu/6.10.5-2109964.24.04, 6.11.0-14-generic, x86_64: installed\n",
+            "mokutil": "SecureBoot enabled\n",
+            "rocm": "6.3.2",
+            "rocminfo": (1, "ROCk module is NOT loaded, possibly no GPU devices\n"),
+            "expect": {
+                "fail": {"secure-boot", "amdgpu-module", "gpu-list", "rocminfo"},
+                "warn": {"dkms-status"},
+                "first": "amdgpu-dkms-build-failure",
+                "top3": {"kfd-device-missing"},
+                "not_ranked": {"kfd-permission-denied", "unsupported-gpu-architecture"},
+                "fix_has": {"secure-boot": "mokutil --import"},
+            },
+        },
+    }
+)
