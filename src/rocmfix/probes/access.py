@@ -281,7 +281,8 @@ def check_user_groups(ctx: Context) -> CheckResult:
         return result(
             "user-groups",
             Status.OK,
-            "running as root" + ("; /dev/kfd refuses anyway (not a group matter)" if refused else ""),
+            "running as root"
+            + ("; /dev/kfd refuses anyway (not a group matter)" if refused else ""),
             ruled_out=[] if refused else ["kfd-permission-denied"],
         )
     if is_wsl(host):

@@ -261,7 +261,9 @@ def _dkms_built_for_kernel(ctx: Context) -> str | None:
         (
             line.strip()
             for line in res.stdout.splitlines()
-            if line.strip().startswith("amdgpu") and kernel in line and line.strip().endswith("installed")
+            if line.strip().startswith("amdgpu")
+            and kernel in line
+            and line.strip().endswith("installed")
         ),
         None,
     )
