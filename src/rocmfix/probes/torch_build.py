@@ -481,6 +481,9 @@ def check_amdsmi(ctx: Context) -> CheckResult:
     if probe.flavour != "rocm":
         return result("amdsmi-bindings", Status.SKIP, f"not needed by a {probe.flavour} build")
     info = probe.amdsmi or {}
+    if "found" not in info:
+        # The live probe always answers; a record without the answer is unknown, not absent.
+        return result("amdsmi-bindings", Status.SKIP, "whether amdsmi imports was not recorded")
     evidence = [ev("import amdsmi", info.get("error") or "ok")]
     if info.get("found") and info.get("error"):
         return result(
@@ -514,6 +517,8 @@ def check_triton(ctx: Context) -> CheckResult:
     if problem or probe is None:
         return problem  # type: ignore[return-value]  # problem is set whenever probe is None
     info = probe.triton or {}
+    if "found" not in info:
+        return result("triton", Status.SKIP, "which triton is installed was not recorded")
     evidence = [
         ev("triton distribution", f"{info.get('dist')} {info.get('version')}"),
         ev("triton/backends/amd", info.get("amd_backend")),

@@ -739,3 +739,41 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "rx9070xt-healthy-ubuntu2404-nightly-rocm64": {
+            "notes": "A stock Ubuntu 24.04.2 install with an RX 9070 XT and torch 2.9.0.dev20250705+rocm6.4: "
+            "torch names the device (gcnArchName gfx1201, 16304 MB, PCI bus 9) and a training benchmark "
+            "runs to the end. A working machine: doctor must not invent a cause.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/5040"],
+            "placeholders": [
+                "kernel release, render minor, SIMD count",
+                "torch's HIP version string and arch list (the rocm6.4 list of the 2.9 release in "
+                "rocmfix's wheel table; the post shows gfx1201 code running) and the Python version",
+                "user name (no system ROCm recorded: the wheel brings its own)",
+            ],
+            "os": ("Ubuntu 24.04.2 LTS", "ubuntu", "24.04"),
+            "kernel": "6.11.0-29-generic",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x09, 128, 17095983104)],
+            "torch": {
+                "flavour": "rocm",
+                "version": "2.9.0.dev20250705+rocm6.4",
+                "hip": "6.4.43482-0f2d60242",
+                "arch_list": [
+                    "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100",
+                    "gfx1101", "gfx1102", "gfx1200", "gfx1201",
+                ],
+                "is_available": True,
+                "device_count": 1,
+                "python_version": "3.12.3",
+                "site": "/home/alex/venv/lib/python3.12/site-packages/torch/lib",
+            },
+            "expect": {
+                "fail": set(),
+                "first": None,
+                "summary_has": {"gpu-list": "gfx1201"},
+            },
+        },
+    }
+)
