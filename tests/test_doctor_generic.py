@@ -206,3 +206,34 @@ def test_no_ranked_cause_is_ruled_out_and_every_named_cause_shows_evidence(name:
     for res in results.values():
         if res.kb_ids and res.status in (Status.FAIL, Status.WARN):
             assert res.evidence, f"{res.id} names {res.kb_ids} without showing what it read"
+
+
+def _second_kfd_gpu(root: Path, node: int, version: int, bus: int, minor: int) -> None:
+    props = root / f"sys/class/kfd/kfd/topology/nodes/{node}/properties"
+    props.parent.mkdir(parents=True)
+    props.write_text(
+        f"simd_count 80\ngfx_target_version {version}\nvendor_id 4098\n"
+        f"location_id {bus << 8}\ndrm_render_minor {minor}\n"
+    )
+
+
+def test_math_libraries_are_judged_for_every_gpu_not_the_first(tmp_path: Path) -> None:
+    """A gfx1031 beside the gfx1100: the wheel's rocBLAS has gfx1100 files only."""
+    host = _variant(
+        tmp_path,
+        "rx7900xtx-healthy",
+        lambda data, root: _second_kfd_gpu(root, 2, 100301, 0x0B, 129),
+    )
+    libs = _run(host, ["math-libs-for-gfx"])["math-libs-for-gfx"]
+    assert libs.status is Status.FAIL and "gfx1031" in libs.summary
+    assert "gfx1100" not in libs.summary
+
+
+def test_math_libraries_follow_each_gpus_own_override(tmp_path: Path) -> None:
+    def change(data: dict, root: Path) -> None:
+        _second_kfd_gpu(root, 2, 100301, 0x0B, 129)
+        _env(data, HSA_OVERRIDE_GFX_VERSION_2="10.3.0")
+
+    libs = _run(_variant(tmp_path, "rx7900xtx-healthy", change), ["math-libs-for-gfx"])
+    assert libs["math-libs-for-gfx"].status is Status.OK
+    assert "gfx1030" in libs["math-libs-for-gfx"].summary

@@ -307,13 +307,14 @@ def check_integrated(ctx: Context) -> CheckResult:
         return result(
             "integrated-gpu",
             Status.OK,
-            f"iGPU {igpus[0].gfx} present but hidden by {', '.join(visible)}",
+            f"iGPU {', '.join(g.gfx for g in igpus)} present but hidden by {', '.join(visible)}",
             evidence=evidence,
         )
     return result(
         "integrated-gpu",
         Status.WARN,
-        f"iGPU {igpus[0].gfx} is enumerated beside the discrete {dgpus[0].gfx} and is not hidden",
+        f"iGPU {', '.join(g.gfx for g in igpus)} is enumerated beside the discrete"
+        f" {', '.join(g.gfx for g in dgpus)} and is not hidden",
         details="ROCm may pick the iGPU or fail to initialise on it; HSA_OVERRIDE_GFX_VERSION also applies to it.",
         evidence=evidence,
         kb=["integrated-gpu-selected"],
