@@ -274,6 +274,8 @@ def _rocminfo_failure(text: str) -> CheckResult | None:
 @check("rocminfo", "rocminfo")
 def check_rocminfo(ctx: Context) -> CheckResult:
     res = ctx.rocminfo()
+    if res.unrecorded:
+        return result("rocminfo", Status.SKIP, "rocminfo was not recorded in this snapshot")
     if res.missing:
         return result(
             "rocminfo", Status.SKIP, "rocminfo is not installed (not needed by pip wheels)"

@@ -678,7 +678,10 @@ def build_upstream(name: str, sc: dict) -> None:
         )
     if sc.get("distro_rocm"):
         major, minor, patch = sc["distro_rocm"].split(".")
-        write(root, "/usr/lib64/libamdhip64.so.6", "")
+        hip_so = (
+            f"libamdhip64.so.{6 if int(major) < 7 else 7}"  # the HIP soname follows ROCm's major
+        )
+        write(root, f"/usr/lib64/{hip_so}", "")
         write(root, "/usr/lib64/libhsa-runtime64.so.1", "")
         write(
             root,
@@ -690,7 +693,7 @@ def build_upstream(name: str, sc: dict) -> None:
             _cmd(
                 ["ldconfig", "-p"],
                 0,
-                "\tlibamdhip64.so.6 (libc6,x86-64) => /lib64/libamdhip64.so.6\n",
+                f"\t{hip_so} (libc6,x86-64) => /lib64/{hip_so}\n",
             )
         )
     torch = None

@@ -786,3 +786,30 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "fedora44-distro-rocm711-rx6900xt-comgr-segfault": {
+            "notes": "RX 6900 XT (gfx1030, 16368 MiB) on Fedora 44, kernel 7.1.8-200.fc44, with Fedora's own "
+            "ROCm 7.1.1 packages (rocm-hip 7.1.1): llama.cpp finds the device, then libamd_comgr "
+            "segfaults while compiling device code. Open upstream: a compiler bug, not a setup fault, so "
+            "doctor must name no cause and must read the distribution's ROCm in /usr.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/6619"],
+            "placeholders": [
+                "PCI slot, render minor and SIMD count",
+                "Fedora 44's release string in /etc/os-release",
+                "user name",
+                "torch (the post uses llama.cpp; recorded as collect --no-torch)",
+            ],
+            "os": ("Fedora Linux 44 (Workstation Edition)", "fedora", "44"),
+            "kernel": "7.1.8-200.fc44.x86_64",
+            "kfd_gpus": [kfd_gpu(1, 100300, None, 160, 0x03, 128, 17163091968)],
+            "distro_rocm": "7.1.1",
+            "expect": {
+                "fail": set(),
+                "first": None,
+                "summary_has": {"rocm-install": "7.1.1 from the distribution"},
+            },
+        },
+    }
+)
