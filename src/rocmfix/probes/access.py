@@ -348,6 +348,9 @@ def check_user_groups(ctx: Context) -> CheckResult:
 def check_kfd_processes(ctx: Context) -> CheckResult:
     if not ctx.host.exists(KFD):
         return result("kfd-processes", Status.SKIP, "/dev/kfd absent")
+    recorded = getattr(ctx.host, "holders_recorded", None)
+    if recorded is not None and not recorded(KFD):
+        return result("kfd-processes", Status.SKIP, "who holds /dev/kfd was not recorded")
     procs = ctx.host.processes_holding(KFD)
     if not procs:
         return result("kfd-processes", Status.OK, "no process holds /dev/kfd")
