@@ -103,6 +103,10 @@ def system_rocm_version(host: Host) -> str | None:
 def check_rocm_install(ctx: Context) -> CheckResult:
     host = ctx.host
     installs = rocm_installs(host)
+    knows = getattr(host, "knows", None)
+    if not installs and knows is not None and not knows("/opt/rocm"):
+        # A snapshot that never looked at /opt/rocm says nothing about a system ROCm.
+        return result("rocm-install", Status.SKIP, "the ROCm install directories were not recorded")
     if not installs:
         return result(
             "rocm-install",
