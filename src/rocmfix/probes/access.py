@@ -29,7 +29,9 @@ def group_members(host: Host) -> dict[str, tuple[int, set[str]]]:
     return out
 
 
-_NO_DEVICE_ERRNOS = frozenset({"ENOMEM", "ENODEV", "ENXIO", "EIO"})
+NO_DEVICE_ERRNOS = frozenset({"ENOMEM", "ENODEV", "ENXIO", "EIO"})
+"""errnos of a node whose driver has no device behind it (KFD rejected or lost the GPU)."""
+_NO_DEVICE_ERRNOS = NO_DEVICE_ERRNOS
 """What /dev/kfd answers when KFD registered no device for the GPU (rocminfo then
 prints "Cannot allocate memory"); not a permission problem."""
 
@@ -75,6 +77,14 @@ def container_run_fix(host: Host, what: str = "") -> str:
         return (
             f"{what}Inside a pod this is fixed in the pod spec, not here: expose /dev/kfd and /dev/dri "
             f"(the AMD GPU device plugin) and set securityContext.supplementalGroups: [{ids}]."
+        )
+    if kind == "lxc":
+        ids = ", ".join(str(g) for g in gids) or "<gid of render on the host>"
+        return (
+            f"{what}Inside an LXC container the devices come from its configuration on the host: "
+            f"pass /dev/kfd and /dev/dri/renderD* with a group this container's user is in (gid "
+            f"{ids}; Proxmox: `devN: /dev/kfd,gid=<render gid>` lines in /etc/pve/lxc/<id>.conf), "
+            "then restart the container."
         )
     tool = "podman" if kind == "podman" else "docker"
     return (
@@ -208,9 +218,10 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             f"cannot open {', '.join(blocked)}: {opened[blocked[0]].describe()}"
             + ("" if opened[blocked[0]].errno else f" although {host.user} is in its group"),
             evidence=evidence,
-            # An unknown reason with the group in place confirms nothing; a known
-            # non-permission errno means the driver has no device behind the node.
-            kb=["kfd-device-missing"] if opened[blocked[0]].errno else [],
+            # An unknown reason with the group in place confirms nothing, nor does an errno
+            # that names neither permission nor a missing device (EINVAL: KFD refused the
+            # process itself); ENODEV/ENXIO/EIO on a node mean no device behind it.
+            kb=["kfd-device-missing"] if opened[blocked[0]].errno in _NO_DEVICE_ERRNOS else [],
             ruled_out=["kfd-permission-denied"],
             fix="Read the kernel-log check for amdgpu errors on that device.",
         )

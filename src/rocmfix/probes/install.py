@@ -225,6 +225,9 @@ _KFD_OPEN_CAUSES = (
     ("No such file or directory", "no /dev/kfd node", "kfd-device-missing"),
     ("Cannot allocate memory", "KFD has no device for the GPU (ENOMEM)", "kfd-device-missing"),
     ("No such device", "KFD has no device for the GPU (ENODEV)", "kfd-device-missing"),
+    # kfd_open -> kfd_create_process refuses the process itself (EINVAL): not groups, not a
+    # missing device; reported without naming a cause.
+    ("Invalid argument", "the kernel refused the open (EINVAL)", ""),
 )
 _ROCMINFO_FAILURES = (
     (
@@ -251,7 +254,7 @@ def _rocminfo_failure(text: str) -> CheckResult | None:
                     Status.FAIL,
                     f"rocminfo cannot open /dev/kfd: {what}",
                     evidence=[ev("rocminfo", m.group(0))],
-                    kb=[kb],
+                    kb=[kb] if kb else [],
                     ruled_out=["kfd-permission-denied"] if kb != "kfd-permission-denied" else [],
                 )
     for needle, summary, kb in _ROCMINFO_FAILURES:

@@ -42,6 +42,11 @@ def container_kind(host: Host) -> str | None:
         return "podman"
     if host.exists("/.dockerenv"):
         return "docker"
+    # systemd writes the container manager it detected here (lxc, lxc-libvirt,
+    # systemd-nspawn, docker, podman ...); under cgroup v2 /proc/1/cgroup is only "0::/".
+    detected = (host.read_text("/run/systemd/container") or "").strip()
+    if detected:
+        return "lxc" if detected.startswith("lxc") else detected
     cgroup = host.read_text("/proc/1/cgroup") or ""
     for needle, kind in (
         ("kubepods", "kubernetes"),
@@ -143,8 +148,11 @@ def check_container(ctx: Context) -> CheckResult:
     evidence += [ev(f"open {p} rw", r.describe()) for p, r in opens.items()]
     closed = [p for p, r in opens.items() if not r.ok and r.known]
     if closed:
+        from rocmfix.probes.access import NO_DEVICE_ERRNOS
+
         first = opens[closed[0]]
         perm = first.permission or (first.errno is None and not _in_group(host, closed[0]))
+        no_device = first.errno in NO_DEVICE_ERRNOS
         return result(
             "container",
             Status.FAIL,
@@ -153,9 +161,13 @@ def check_container(ctx: Context) -> CheckResult:
             details="The devices were passed in, but the process lacks the host's device group (or the "
             "container's device cgroup refuses them)."
             if perm
-            else "The host's KFD has no usable GPU behind /dev/kfd; fix the host first.",
+            else "The host's KFD has no usable GPU behind /dev/kfd; fix the host first."
+            if no_device
+            else f"The kernel refused the open with {first.errno}: neither a group nor a missing "
+            "device; compare with `rocminfo` on the host.",
             evidence=evidence,
-            kb=["kfd-permission-denied"] if perm else ["kfd-device-missing"],
+            kb=["kfd-permission-denied"] if perm else ["kfd-device-missing"] if no_device else [],
+            ruled_out=[] if perm else ["kfd-permission-denied"],
             fix=container_run_fix(host) if perm else "Run `rocmfix doctor` on the host.",
         )
     if not all(r.known for r in opens.values()):

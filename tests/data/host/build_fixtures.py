@@ -603,10 +603,12 @@ def build_upstream(name: str, sc: dict) -> None:
         write(root, "/.dockerenv", "")
     if sc.get("container") == "podman":
         write(root, "/run/.containerenv", "")
+    if sc.get("container") == "lxc":
+        write(root, "/run/systemd/container", "lxc\n")
     kfd_gpus = sc.get("kfd_gpus", [])
     topo = "/sys/class/kfd/kfd/topology/nodes"
     if kfd_gpus or sc.get("kfd_node_errno") or sc.get("kfd_cpu_only"):
-        stats["/dev/kfd"] = _stat(dev_group, dev_gid)
+        stats["/dev/kfd"] = _stat(dev_group, dev_gid, sc.get("kfd_mode", "crw-rw----"))
         errno = sc.get("kfd_node_errno") or sc.get("node_errno")
         rw["/dev/kfd"] = errno is None
         if errno:
@@ -635,7 +637,7 @@ def build_upstream(name: str, sc: dict) -> None:
         if g["device"] is not None:
             write(root, f"/sys/bus/pci/devices/{slot}/device", f"{g['device']:#06x}\n")
         node = f"/dev/dri/renderD{g['minor']}"
-        stats[node] = _stat(dev_group, dev_gid)
+        stats[node] = _stat(*sc.get("render_group", (dev_group, dev_gid)))
         errno = sc.get("node_errno")
         rw[node] = errno is None
         if errno:
@@ -658,17 +660,19 @@ def build_upstream(name: str, sc: dict) -> None:
         write(root, f"{sc['rocm_dir']}/bin/rocminfo", "")
     if sc.get("rocm"):
         ver = sc["rocm"]
-        base = f"/opt/rocm-{ver}"
+        # Arch's packages install ROCm straight into /opt/rocm (no versioned directory).
+        base = "/opt/rocm" if sc.get("rocm_flat") else f"/opt/rocm-{ver}"
         major, minor, patch = ver.split(".")
         header = (
             f"#define ROCM_VERSION_MAJOR   {major}\n#define ROCM_VERSION_MINOR   {minor}\n"
             f"#define ROCM_VERSION_PATCH   {patch}\n"
         )
-        for where in (base, "/opt/rocm"):
+        for where in dict.fromkeys((base, "/opt/rocm")):
             write(root, f"{where}/.info/version", f"{ver}\n")
             write(root, f"{where}/include/rocm-core/rocm_version.h", header)
             write(root, f"{where}/lib/libhsa-runtime64.so.1", "")
-        links["/opt/rocm"] = base
+        if base != "/opt/rocm":
+            links["/opt/rocm"] = base
         commands.append(
             _cmd(
                 ["ldconfig", "-p"],

@@ -813,3 +813,101 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "arch-rx9070xt-kfd-einval": {
+            "notes": "Arch Linux, kernel 6.19.12-arch1-1, Arch's ROCm 7.2.2 packages (in /opt/rocm), RX 9070 "
+            "XT (Navi 48 at 03:00.0): rocminfo stops at 'Unable to open /dev/kfd read-write: Invalid "
+            "argument' although /dev/kfd is 0666 root:render (gid 989) and the user is in render. "
+            "EINVAL is neither a group problem nor a missing device; the thread does not establish the "
+            "cause, so doctor must flag the open and name none.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/6166"],
+            "placeholders": [
+                "KFD node properties of the RX 9070 XT (gfx1201 follows from Navi 48), render minor "
+                "and its node's mode",
+                "gids of the user's groups other than render",
+            ],
+            "user": "x1unix",
+            "process_groups": [
+                "x1unix",
+                "sys",
+                "lock",
+                "vboxusers",
+                "wireshark",
+                "libvirt",
+                "docker",
+                "systemd-journal",
+                "video",
+                "uucp",
+                "render",
+                "kvm",
+                "input",
+                "disk",
+                "wheel",
+                "adm",
+                "plugdev",
+            ],
+            "device_group": ("render", 989),
+            "kfd_mode": "crw-rw-rw-",
+            "os": ("Arch Linux", "arch", ""),
+            "kernel": "6.19.12-arch1-1",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x03, 128, 17095983104)],
+            "kfd_node_errno": "EINVAL",
+            "rocm": "7.2.2",
+            "rocm_flat": True,
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nUnable to open /dev/kfd read-write: Invalid argument\n"
+                "x1unix is member of render group\n",
+            ),
+            "expect": {
+                "fail": {"device-nodes", "rocminfo"},
+                "first": None,
+                "not_ranked": {
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                    "rocm-too-old-for-gpu",
+                },
+                "fix_lacks": {"device-nodes": "usermod"},
+            },
+        },
+        "proxmox-lxc-rx9070xt-kfd-einval": {
+            "notes": "Unprivileged LXC container under Proxmox (Ubuntu 24.04 inside, ROCm 7.0.1) with an RX "
+            "9070 XT passed through: /dev/kfd is 0666 root:render, renderD128/129 are root:video, root is "
+            "in video and render, and rocminfo says 'Unable to open /dev/kfd read-write: Invalid "
+            "argument'. Not resolved in the thread: doctor must see the LXC container, flag the open "
+            "and not call it a group or a missing device.",
+            "sources": [
+                "https://github.com/ROCm/legacy-rocm-build/issues/5379",
+                "https://github.com/community-scripts/ProxmoxVE/pull/15401",
+            ],
+            "placeholders": [
+                "KFD topology as the container sees it (the host's sysfs; one gfx1201 node recorded)",
+                "gids of render and video inside the container",
+                "kernel release (the Proxmox host's)",
+            ],
+            "user": "root",
+            "container": "lxc",
+            "device_group": ("render", 993),
+            "render_group": ("video", 44),
+            "kfd_mode": "crw-rw-rw-",
+            "os": ("Ubuntu 24.04 LTS", "ubuntu", "24.04"),
+            "kernel": "6.14.11-2-pve",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x03, 128, 17095983104)],
+            "kfd_node_errno": "EINVAL",
+            "rocm": "7.0.1",
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nUnable to open /dev/kfd read-write: Invalid argument\n"
+                "root is member of render group\n",
+            ),
+            "expect": {
+                "fail": {"container", "device-nodes", "rocminfo"},
+                "first": None,
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing"},
+                "summary_has": {"container": "lxc container"},
+            },
+        },
+    }
+)
