@@ -237,3 +237,34 @@ def test_math_libraries_follow_each_gpus_own_override(tmp_path: Path) -> None:
     libs = _run(_variant(tmp_path, "rx7900xtx-healthy", change), ["math-libs-for-gfx"])
     assert libs["math-libs-for-gfx"].status is Status.OK
     assert "gfx1030" in libs["math-libs-for-gfx"].summary
+
+
+def test_an_lxc_container_is_told_to_fix_its_device_config_not_to_run_usermod(
+    tmp_path: Path,
+) -> None:
+    def refused(data: dict, root: Path) -> None:
+        data["rw_errno"]["/dev/kfd"] = "EACCES"
+        for cmd in data["commands"]:
+            if cmd["argv"] == ["rocminfo"]:
+                cmd["stdout"] = cmd["stdout"].replace("Invalid argument", "Permission denied")
+
+    results = _run(_variant(tmp_path, "proxmox-lxc-rx9070xt-kfd-einval", refused))
+    assert results["container"].summary.startswith("lxc container")
+    assert "/etc/pve/lxc" in results["device-nodes"].fix
+    assert "usermod" not in results["device-nodes"].fix
+    assert root_causes(results.values())[0]["id"] == "kfd-permission-denied"
+
+
+def test_a_dgpu_topology_line_is_only_flagged_for_a_gpu_the_topology_shows_integrated(
+    tmp_path: Path,
+) -> None:
+    name = "gfx1152-krackan-rocm10-hsa-generic-error"
+    assert _run(SnapshotHost(HOSTS / name), ["kernel-log"])["kernel-log"].status is Status.WARN
+
+    def other_device(data: dict, root: Path) -> None:
+        for cmd in data["commands"]:
+            if cmd["argv"] == ["dmesg"]:
+                cmd["stdout"] = "amdgpu: Topology: Add dGPU node [0x1002:0x744c]\n"
+
+    log = _run(_variant(tmp_path, name, other_device), ["kernel-log"])["kernel-log"]
+    assert log.status is Status.OK

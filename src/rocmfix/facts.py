@@ -73,6 +73,22 @@ def gfx_targets() -> dict[str, GfxTarget]:
     return out
 
 
+@functools.cache
+def _seen_targets() -> dict[str, dict[str, Any]]:
+    rows = _load("gfx-targets.yaml").get("additional_targets_seen") or []
+    return {str(r["gfx"]): r for r in rows if isinstance(r, dict) and r.get("gfx")}
+
+
+def gfx_kind(gfx: str) -> str | None:
+    """discrete | integrated | datacenter for ``gfx`` from the table, or from the targets it
+    lists as seen (kernel-known, no support row: gfx1152, gfx1153 ...); None when unknown."""
+    info = gfx_info(gfx)
+    if info is not None:
+        return info.kind or None
+    row = _seen_targets().get(gfx.split(":", 1)[0].strip().lower())
+    return str(row["kind"]) if row and row.get("kind") else None
+
+
 def gfx_info(gfx: str) -> GfxTarget | None:
     """Facts for ``gfx`` (feature suffixes like ``:xnack-`` are ignored)."""
     return gfx_targets().get(gfx.split(":", 1)[0].strip().lower())

@@ -100,7 +100,10 @@ def read_gpus(host: Host) -> tuple[Gpu, ...]:
                 host.read_text(f"{TOPOLOGY}/{node}/mem_banks/0/properties") or ""
             )
             vram = bank.get("size_in_bytes")
-        integrated = info.integrated if info else (vram is not None and vram < _IGPU_VRAM_LIMIT)
+        kind = facts.gfx_kind(gfx)
+        integrated = (
+            kind == "integrated" if kind else (vram is not None and vram < _IGPU_VRAM_LIMIT)
+        )
         name = " / ".join(info.products[:3]) if info and info.products else gfx
         gpus.append(
             Gpu(

@@ -631,17 +631,21 @@ MACHINES.update(
             "notes": "Ryzen AI 5 340 laptop (Radeon 840M; KFD gfx_target_version 110502 = gfx1152, "
             "device_id 0x1114, render minor 128), Linux Mint 22.3, kernel 7.0.0-31-generic with amdgpu "
             "built in, ROCm 10.0.0: rocminfo (and torch) fail at HSA start with 'HSA_STATUS_ERROR: A "
-            "generic error has occurred'. Open upstream; the cause is not established.",
+            "generic error has occurred', and the kernel log says 'Topology: Add dGPU node "
+            "[0x1002:0x1114]' for the APU on every kernel tried. The thread ties it to an amdgpu "
+            "regression between 6.12.12 and 6.14.14 (ROCm#5433); still open.",
             "sources": ["https://github.com/ROCm/TheRock/issues/7952"],
             "placeholders": [
                 "PCI slot, SIMD count and VRAM of the APU",
                 "the rocminfo lines before the quoted error",
+                "the prefix of the kernel log line (the post quotes 'Add dGPU node [0x1002:0x1114]')",
                 "user name",
             ],
             "os": ("Linux Mint 22.3", "linuxmint", "22.3"),
             "kernel": "7.0.0-31-generic",
             "amdgpu_builtin": True,
             "kfd_gpus": [kfd_gpu(1, 110502, 0x1114, 16, 0xC4, 128, 536870912)],
+            "dmesg": "amdgpu: Topology: Add dGPU node [0x1002:0x1114]\n",
             "rocm": "10.0.0",
             "rocminfo": (
                 1,
@@ -650,6 +654,8 @@ MACHINES.update(
             ),
             "expect": {
                 "fail": {"rocminfo"},
+                "warn": {"kernel-log"},
+                "summary_has": {"kernel-log": "integrated GPU as a discrete one"},
                 "first": "no-gpu-visible",
                 "not_ranked": {
                     "rocm-too-old-for-gpu",
