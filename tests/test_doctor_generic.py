@@ -268,3 +268,33 @@ def test_a_dgpu_topology_line_is_only_flagged_for_a_gpu_the_topology_shows_integ
 
     log = _run(_variant(tmp_path, name, other_device), ["kernel-log"])["kernel-log"]
     assert log.status is Status.OK
+
+
+def _install_rocm(root: Path, version: str) -> None:
+    (root / "opt/rocm/.info").mkdir(parents=True, exist_ok=True)
+    (root / "opt/rocm/.info/version").write_text(version + "\n")
+
+
+def test_a_system_rocm_older_than_the_gpu_is_a_possible_cause_while_nothing_works(
+    tmp_path: Path,
+) -> None:
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, "6.3.0")
+        _env(data, LD_LIBRARY_PATH=None)
+        data["commands"] = [c for c in data["commands"] if c["argv"] != ["rocminfo"]]
+
+    install = _run(_variant(tmp_path, AOCC, change), ["rocm-install"])["rocm-install"]
+    assert install.status is Status.WARN and install.kb_ids == ("rocm-too-old-for-gpu",)
+    assert "6.4.1" in install.summary
+
+
+def test_an_old_system_rocm_is_not_blamed_when_torch_sees_the_gpu(tmp_path: Path) -> None:
+    host = _variant(
+        tmp_path,
+        "rx9070xt-healthy-ubuntu2404-nightly-rocm64",
+        lambda data, root: _install_rocm(root, "6.2.0"),
+    )
+    results = _run(host)
+    assert results["rocm-install"].status is Status.OK and not results["rocm-install"].kb_ids
+    assert "torch uses its own runtime" in results["rocm-install"].summary
+    assert root_causes(results.values()) == []

@@ -162,11 +162,49 @@ def check_rocm_install(ctx: Context) -> CheckResult:
             evidence=evidence or [ev(where, "present, no version file")],
             fix="Reinstall ROCm (or remove the leftovers) so that one release is installed completely.",
         )
+    older = _predates_gpus(ctx, active.version)
+    if older:
+        return older
     return result(
         "rocm-install",
         Status.OK,
         f"ROCm {version} at {where}",
         evidence=evidence,
+    )
+
+
+def _predates_gpus(ctx: Context, version: str) -> CheckResult | None:
+    """The system ROCm against the first release that lists each KFD GPU's gfx.
+
+    Older than that is a possible cause only while nothing shows the GPU working: a ROCm
+    PyTorch wheel brings its own runtime, so a torch that sees the GPU makes the old system
+    release beside the point (it is then named, not blamed).
+    """
+    old = [g for g in ctx.gpus() if facts.rocm_predates(version, g.gfx)]
+    if not old:
+        return None
+    first = {g.gfx: facts.gfx_info(g.gfx).first_listed for g in old}  # type: ignore[union-attr]
+    named = ", ".join(f"{g.gfx} (node {g.node}, listed from ROCm {first[g.gfx]})" for g in old)
+    evidence = [ev("system ROCm", version)] + [
+        ev(f"KFD node {g.node}", f"{g.gfx}, first listed in ROCm {first[g.gfx]}") for g in old
+    ]
+    probe = ctx.torch()
+    if probe is not None and probe.is_available and probe.device_count:
+        return result(
+            "rocm-install",
+            Status.OK,
+            f"ROCm {version} is older than {named}; torch uses its own runtime and sees the GPU",
+            evidence=[*evidence, ev("torch.cuda.is_available()", True)],
+        )
+    return result(
+        "rocm-install",
+        Status.WARN,
+        f"ROCm {version} is older than the first release that lists {named}",
+        details="A runtime older than the GPU may not know it. Tools and builds that use the system "
+        "ROCm (rocminfo, compiled extensions) are affected; a ROCm PyTorch wheel brings its own.",
+        evidence=evidence,
+        kb=["rocm-too-old-for-gpu"],
+        fix=f"Install ROCm {max(first.values(), key=facts.version_key)} or newer.",
     )
 
 
