@@ -305,6 +305,15 @@ def check_secure_boot(ctx: Context) -> CheckResult:
             fix="Enroll the DKMS signing key (sudo mokutil --import /var/lib/dkms/mok.pub, reboot, "
             "confirm the enrollment) or turn Secure Boot off in the firmware settings.",
         )
+    state = (ctx.host.read_text("/sys/module/amdgpu/initstate") or "").strip()
+    if dkms and state == "live":
+        # Loaded and live under Secure Boot: the module was signed with an enrolled key.
+        return result(
+            "secure-boot",
+            Status.OK,
+            "Secure Boot is on and the amdgpu-dkms module is loaded (signed with an enrolled key)",
+            evidence=[*evidence, ev("/sys/module/amdgpu/initstate", state)],
+        )
     if dkms or not loaded:
         return result(
             "secure-boot",

@@ -917,3 +917,50 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "gfx1150-apu-amdgpu61414-regression": {
+            "notes": "Ryzen AI 9 HX PRO 370 (Radeon 890M, gfx1150, PCI 1002:150e) on Ubuntu 24.04.3, kernel "
+            "6.14.0-29-generic, Secure Boot on with the MOK enrolled, ROCm 7.0.1 with amdgpu-dkms 6.14.14: "
+            "rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES, rocm-smi shows the device; the same "
+            "machine works with amdgpu 6.12.12. A driver regression (the kernel log registers the APU as "
+            "a dGPU, per TheRock#7952), for which the KB has no entry: doctor flags both signs and blames "
+            "neither Secure Boot nor groups.",
+            "sources": [
+                "https://github.com/ROCm/legacy-rocm-build/issues/5433",
+                "https://github.com/ROCm/TheRock/issues/7952",
+            ],
+            "placeholders": [
+                "PCI slot, render minor, SIMD count and VRAM of the APU",
+                "the dkms status line's package revision",
+                "the prefix of the kernel log line",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.04.3 LTS", "ubuntu", "24.04"),
+            "kernel": "6.14.0-29-generic",
+            "module_version": "6.14.14",
+            "kfd_gpus": [kfd_gpu(1, 110500, 0x150E, 32, 0xC5, 128, 536870912)],
+            "dkms": "amdgpu/6.14.14-2212064.24.04, 6.14.0-29-generic, x86_64: installed\n",
+            "mokutil": "SecureBoot enabled\n",
+            "dmesg": "amdgpu: Topology: Add dGPU node [0x1002:0x150e]\n",
+            "rocm": "7.0.1",
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nhsa api call failure at: rocminfo.cc:1304\n" + OOR,
+            ),
+            "expect": {
+                "fail": set(),
+                "warn": {"kernel-log", "rocminfo"},
+                "first": None,
+                "not_ranked": {
+                    "amdgpu-dkms-build-failure",
+                    "kfd-permission-denied",
+                    "rocm-too-old-for-gpu",
+                    "unsupported-gpu-architecture",
+                },
+                "summary_has": {"secure-boot": "signed with an enrolled key"},
+            },
+        },
+    }
+)
