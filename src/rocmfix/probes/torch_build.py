@@ -71,9 +71,19 @@ def check_torch_build(ctx: Context) -> CheckResult:
     if probe.flavour == "unknown":
         kb = ["segfault-at-gpu-init"] if probe.signal == "SIGSEGV" else []
         kb += ["gpu-hang-or-reset"] if probe.timed_out and probe.stage == "init" else []
+        # HIP aborts the import-time device scan with this when no code object in torch
+        # fits a visible GPU (hip_code_object.cpp); the child's last words name it.
+        kb += ["no-binary-for-gpu"] if "hipErrorNoBinaryForGpu" in (probe.error or "") else []
         status = Status.FAIL if kb else Status.ERROR
         return result(
-            "torch-build", status, f"probing torch failed: {probe.error}", evidence=evidence, kb=kb
+            "torch-build",
+            status,
+            f"probing torch failed: {probe.error}",
+            evidence=evidence,
+            kb=kb,
+            fix="torch has no code for a visible GPU: see gpu-arch-vs-torch and env-hsa-override."
+            if "no-binary-for-gpu" in kb
+            else "",
         )
     if probe.flavour == "missing":
         return result(

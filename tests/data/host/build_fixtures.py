@@ -703,6 +703,8 @@ def build_upstream(name: str, sc: dict) -> None:
     torch = None
     spec = sc.get("torch")
     python = f"/home/{user}/venv/bin/python" if uid else "/usr/bin/python3"
+    if sc.get("torch_raw"):
+        torch = {"python": python, **sc["torch_raw"]}  # a probe that died, as recorded
     if spec:
         site = spec["site"]
         torch = {

@@ -964,3 +964,37 @@ MACHINES.update(
         },
     }
 )
+
+MACHINES.update(
+    {
+        "docker-gfx90c-apu-no-binary-abort": {
+            "notes": "rocm/pytorch:latest (2022) on a Vega APU (gfx90c): `torch.cuda.is_available()` aborts "
+            "with 'hipErrorNoBinaryForGpu: Unable to find code object for all current devices!'; with "
+            "HSA_OVERRIDE_GFX_VERSION=9.0.0 it returns True. torch has no gfx90c code (rocmfix does "
+            "not plan that override: gfx900's kernels are gone from current wheels).",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/1743"],
+            "placeholders": [
+                "the APU's KFD node properties (gfx90c stated), render minor, VRAM carve-out",
+                "host kernel release and image OS release",
+                "torch version (the probe died before reporting it)",
+            ],
+            "user": "root",
+            "container": "docker",
+            "os": ("Ubuntu 20.04.4 LTS", "ubuntu", "20.04"),
+            "kernel": "5.15.0-41-generic",
+            "kfd_gpus": [kfd_gpu(1, 90012, None, 28, 0x05, 128, 536870912)],
+            "torch_raw": {
+                "flavour": "unknown",
+                "error": 'probe killed by SIGABRT at init: "hipErrorNoBinaryForGpu: Unable to find '
+                'code object for all current devices!"',
+                "stage": "init",
+                "signal": "SIGABRT",
+            },
+            "expect": {
+                "fail": {"torch-build"},
+                "first": "no-binary-for-gpu",
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing"},
+            },
+        },
+    }
+)
