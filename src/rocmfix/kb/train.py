@@ -59,10 +59,9 @@ without a signature but leave fewer look-alikes alone.
 RANKER_ALONE = 0.6
 """The combined score from which the ranker names a cause that no signature or symptom
 matched at all (below it: "possibly related"). A cause with no error line behind it is
-the one a user can least check; with the bar at 0.5 the frozen side left two look-alikes
-fewer alone than before the ranker had a voice of its own (read as counts only). 0.6 is
-where, by leave-rounds-out on the tune side with the signatures taken away, the
-look-alikes left alone reach 0.95 (at 0.5: 0.94).
+the one a user can least check. 0.6 is where, by leave-rounds-out on the tune side with
+the signatures taken away, the look-alikes left alone reach 0.95 (at 0.5: 0.94) and a
+named cause is right 0.96 of the time, for top-1 0.53 instead of 0.57.
 """
 
 
