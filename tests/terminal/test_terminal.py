@@ -201,3 +201,71 @@ def test_verify_without_torch_says_to_pick_the_training_python_and_p_picks_it(
         term.press("Enter")
         screen = term.wait_for(f"Testing the torch of {sys.executable}", timeout=30)
         term.wait_for(lambda s: "no PyTorch" not in s and "import torch" in s, timeout=90)
+
+
+def _match_children(pid: int) -> list[int]:
+    import psutil
+
+    found = []
+    for child in psutil.Process(pid).children(recursive=True):
+        try:
+            if "rocmfix.kb.match_child" in " ".join(child.cmdline()):
+                found.append(child.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _wait_for_match_child(term: Terminal, timeout: float = 60.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if found := _match_children(term.pid()):
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"no match child appeared; screen:\n{term.screen()}")
+
+
+def test_ctrl_q_during_a_big_match_exits_at_once_and_leaves_no_process(tmp_path: Path) -> None:
+    import psutil
+
+    line = "RuntimeError: HIP error: invalid device function at step 5\n"
+    log = tmp_path / "big.log"
+    log.write_text(line * (40_000_000 // len(line)) + THREE)
+    # the baseline: how long quitting takes on this box when nothing runs
+    with app((80, 24), str(log)) as term:
+        term.wait_for(lambda s: "MB, showing" in s and "matching" not in s, timeout=120)
+        assert not _match_children(term.pid())
+        started = time.monotonic()
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+        idle_quit = time.monotonic() - started
+    with app((80, 24), str(log)) as term:
+        children = _wait_for_match_child(term)  # the match of 40 MB is under way
+        term.press("C-c")  # ctrl+c says how to quit, at once, while the match runs
+        term.wait_for("ctrl+q", timeout=5)
+        assert _match_children(term.pid()) == children, "the match had already finished"
+        started = time.monotonic()
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+        busy_quit = time.monotonic() - started
+    assert not [p for p in children if psutil.pid_exists(p)], "the match child was left running"
+    # the match alone takes seconds; quitting waits for none of it
+    assert busy_quit < idle_quit + 1.5, (busy_quit, idle_quit)
+
+
+def test_a_new_paste_abandons_the_running_big_match(tmp_path: Path) -> None:
+    import psutil
+
+    line = "RuntimeError: HIP error: invalid device function at step 5\n"
+    log = tmp_path / "big.log"
+    log.write_text(line * (40_000_000 // len(line)))
+    with app((100, 30), str(log)) as term:
+        first = _wait_for_match_child(term)
+        term.press("C-l")  # clear: the big text's result is moot
+        term.wait_for("Waiting for text.")
+        term.paste(THREE)
+        screen = term.wait_for(lambda s: "gpu-out-of-memory" in s and "3 lines" in s, timeout=60)
+        assert "invalid device function" not in screen, screen
+        assert not [p for p in first if psutil.pid_exists(p)], "the moot match kept running"
+        term.press("C-q")
+        assert term.exit_status() == 0

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Header, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from rocmfix.kb.match_child import OFFLOAD_CHARS, explain_in_child
 from rocmfix.messages import MatchesReady
 from rocmfix.screens.modals import ReportsWorkerErrors
 
@@ -271,12 +272,22 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="match", description="Matching")
     def _match(self, text: str, generation: int) -> None:
         started = time.perf_counter()
-        explanation = self.app.session.explain(text)  # type: ignore[attr-defined]
-        if get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        if len(text) >= OFFLOAD_CHARS:
+            # seconds of matching: in a child that a newer edit or quit kills at once
+            explanation = explain_in_child(text, lambda: worker.is_cancelled or self._quitting())
+            if explanation is None:
+                return
+        else:
+            explanation = self.app.session.explain(text)  # type: ignore[attr-defined]
+        if worker.is_cancelled:
             return
         self.post_message(
             MatchesReady(explanation, generation, time.perf_counter() - started, text)
         )
+
+    def _quitting(self) -> bool:
+        return bool(getattr(self.app, "_exit", False)) or not self.app.is_running
 
     @on(MatchesReady)
     def show_matches(self, message: MatchesReady) -> None:
