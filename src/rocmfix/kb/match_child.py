@@ -83,11 +83,11 @@ def explain_in_child(text: str, cancelled: Callable[[], bool]) -> Any:
 
 def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
     assert proc.stdin is not None
-    with contextlib.suppress(OSError, ValueError):  # the child was killed: nothing to feed
-        with proc.stdin:
-            view = memoryview(data)
-            for start in range(0, len(view), 1 << 20):
-                proc.stdin.write(view[start : start + (1 << 20)])
+    # OSError/ValueError: the child was killed, nothing more to feed
+    with contextlib.suppress(OSError, ValueError), proc.stdin:
+        view = memoryview(data)
+        for start in range(0, len(view), 1 << 20):
+            proc.stdin.write(view[start : start + (1 << 20)])
 
 
 def _drain(proc: subprocess.Popen[bytes], out: list[bytes]) -> None:
