@@ -302,9 +302,7 @@ def test_kb_show_json_names_its_schema(capsys: pytest.CaptureFixture[str]) -> No
 def test_forced_undo_says_where_the_later_edit_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     home = Path(os.environ["HOME"])
     assert main(["fix", "set-env", "MIOPEN_DEBUG_CONV_GEMM=1", "--apply", "-y"]) == 0
-    (rc,) = [
-        p for p in home.glob(".*") if p.is_file() and b"MIOPEN_DEBUG_CONV_GEMM" in p.read_bytes()
-    ]
+    (rc,) = [p for p in home.glob(".*") if p.is_file() and b"MIOPEN_DEBUG_CONV_GEMM" in p.read_bytes()]
     rc.write_text(rc.read_text() + "alias mine='echo kept'\n")
     capsys.readouterr()
     assert main(["undo", "--last", "--force", "-y"]) == 0

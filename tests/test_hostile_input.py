@@ -32,26 +32,8 @@ def test_random_text_never_crashes_the_matcher(text: str) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                "hipErrorNoBinaryForGpu",
-                "\x00",
-                "\r",
-                "\x1b[31m",
-                "out of memory",
-                "gfx1031",
-                "Traceback (most recent call last):",
-                "\n",
-                "[rank1]: ",
-                "é",
-                "\xff",
-            ]
-        ),
-        max_size=400,
-    )
-)
+@given(st.lists(st.sampled_from(["hipErrorNoBinaryForGpu", "\x00", "\r", "\x1b[31m", "out of memory", "gfx1031",
+                                 "Traceback (most recent call last):", "\n", "[rank1]: ", "é", "\xff"]), max_size=400))
 def test_adversarial_mixtures_of_signature_fragments_are_handled(parts: list[str]) -> None:
     result = MATCHER.explain_text("".join(parts))
     ids = [m.entry.id for m in result.matches]
@@ -95,32 +77,9 @@ def test_an_endless_binary_stream_on_stdin_is_refused_without_reading_it_all() -
 # Lines as the extractor hands them to the matcher (capped at 4 KB), built from words the
 # signatures themselves look for, repeated: the shape that makes an overlapping or nested
 # quantifier backtrack (a pasted log with one token a thousand times, a progress bar).
-_PROBE_WORDS = (
-    "a",
-    " ",
-    "AMD ",
-    "ROCm ",
-    "nvidia ",
-    "torch ",
-    "/dev/kfd is ",
-    "kfd ",
-    "render group ",
-    "sudo ",
-    "works with ",
-    "RX 7900 ",
-    "gfx1100 ",
-    "install ",
-    "cuda ",
-    "lib",
-    "ROCm 5.5 ",
-    "not ",
-    "does ",
-    "xformers ",
-    "CUDA版 AMD ",
-    "x.",
-    "-_",
-    "0.",
-)
+_PROBE_WORDS = ("a", " ", "AMD ", "ROCm ", "nvidia ", "torch ", "/dev/kfd is ", "kfd ", "render group ",
+                "sudo ", "works with ", "RX 7900 ", "gfx1100 ", "install ", "cuda ", "lib", "ROCm 5.5 ",
+                "not ", "does ", "xformers ", "CUDA版 AMD ", "x.", "-_", "0.")
 
 
 def _slow_signatures(length: int) -> list[tuple[str, str, str, float]]:

@@ -8,21 +8,13 @@ import sys
 
 import pytest
 
-CORE = [
-    "rocmfix.kb.matcher",
-    "rocmfix.kb.loader",
-    "rocmfix.extract",
-    "rocmfix.facts",
-    "rocmfix.commands.explain",
-]
+CORE = ["rocmfix.kb.matcher", "rocmfix.kb.loader", "rocmfix.extract", "rocmfix.facts", "rocmfix.commands.explain"]
 
 
 @pytest.mark.parametrize("module", CORE)
 def test_core_modules_import_neither_textual_nor_torch(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in ('textual','torch','rich') if m in sys.modules))"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "textual" not in out and "torch" not in out
 
 
@@ -33,7 +25,5 @@ def test_explain_json_imports_no_textual_torch_or_rich() -> None:
         "with contextlib.redirect_stdout(io.StringIO()): main(['explain','--json','hipErrorNoBinaryForGpu'])\n"
         "print(sorted(m for m in ('textual','torch','rich') if m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[]"), out

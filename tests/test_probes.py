@@ -172,13 +172,8 @@ def test_a_working_cuda_torch_on_an_nvidia_machine_is_not_blamed_on_rocm(tmp_pat
     meta = json.loads((snap / "snapshot.json").read_text())
     meta["torch"] = {
         **(meta.get("torch") or {}),
-        "flavour": "cuda",
-        "version": "2.11.0+cu130",
-        "cuda": "13.0",
-        "hip": None,
-        "is_available": True,
-        "device_count": 1,
-        "arch_list": ["sm_90"],
+        "flavour": "cuda", "version": "2.11.0+cu130", "cuda": "13.0", "hip": None,
+        "is_available": True, "device_count": 1, "arch_list": ["sm_90"],
         "devices": [{"name": "NVIDIA H200", "gcn_arch_name": "sm_90"}],
     }
     (snap / "snapshot.json").write_text(json.dumps(meta))

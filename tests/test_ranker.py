@@ -128,7 +128,7 @@ def test_nothing_confident_says_what_it_would_need(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("text", "kind"),
     [
-        ('RuntimeError: HIP error: invalid device function\n  File "x.py", line 3', "log"),
+        ("RuntimeError: HIP error: invalid device function\n  File \"x.py\", line 3", "log"),
         ("I bought a new card and nothing I try makes torch see it, what am I missing?", "prose"),
         (
             "After the update my training crashes.\nRuntimeError: HIP error: invalid device function",

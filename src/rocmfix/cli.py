@@ -27,10 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "prove the GPU works: staged matmul test in a subprocess",
     ),
     "fix": ("rocmfix.commands.fix", "preview (default) or apply a guided, reversible fix"),
-    "install-plan": (
-        "rocmfix.commands.install_plan",
-        "which ROCm wheel index and torch fit this GPU",
-    ),
+    "install-plan": ("rocmfix.commands.install_plan", "which ROCm wheel index and torch fit this GPU"),
     "undo": ("rocmfix.commands.undo", "undo an applied fix byte for byte"),
     "history": ("rocmfix.commands.history", "list applied fixes from the journal"),
     "collect": ("rocmfix.commands.collect", "record a shareable snapshot of this machine"),

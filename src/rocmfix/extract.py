@@ -444,9 +444,7 @@ def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]
     return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
 
 
-def _load_cached_db(
-    hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]
-) -> object | None:
+def _load_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> object | None:
     try:
         data = _db_cache_path(hs, items).read_bytes()
         db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
@@ -826,7 +824,9 @@ def _which(name: str) -> str | None:
     return None
 
 
-def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
+def _extract_file(
+    fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine
+) -> Excerpt:
     """A plain file: positional reads of whole-line chunks, scanned on worker threads.
 
     Line numbers are not counted while scanning: the total comes from the line
@@ -856,11 +856,7 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
             le = n if le < 0 else le
             line_no += block.count(b"\n", pos, ls)
             pos, last_end = ls, le + 1
-            raw = (
-                block[ls:le]
-                if le - ls <= _LONG_BYTES
-                else _long_head_tail(memoryview(block)[ls:le])
-            )
+            raw = block[ls:le] if le - ls <= _LONG_BYTES else _long_head_tail(memoryview(block)[ls:le])
             g = groups.get(raw)
             if g is None:
                 if len(groups) >= MAX_HITS_PER_CHUNK:

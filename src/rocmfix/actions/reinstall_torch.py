@@ -52,9 +52,7 @@ def torch_pin(index: str, gfxs: tuple[str, ...] = ()) -> tuple[str | None, bool]
             f"no PyTorch release in rocmfix's table offers {index}",
             hint="indexes look like rocm6.2, rocm6.2.4, rocm7.2",
         )
-    good = [
-        o for o in compat.offers() if o.index == index and all(compat._fits(o, g) for g in gfxs)
-    ]  # noqa: SLF001 - same model
+    good = [o for o in compat.offers() if o.index == index and all(compat._fits(o, g) for g in gfxs)]  # noqa: SLF001 - same model
     if good:
         return min(good, key=lambda o: [int(p) for p in o.release.split(".")]).release, True
     return None, False

@@ -37,7 +37,6 @@ def __getattr__(name: str) -> object:
         return getattr(schema, name)
     raise AttributeError(name)
 
-
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _MAX_FILE_BYTES = 8 * 1024 * 1024
 

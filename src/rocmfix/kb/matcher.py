@@ -237,12 +237,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
     from pathlib import Path  # noqa: PLC0415
 
     keys = sorted(
-        {
-            (s.pattern, s.ignore_case)
-            for e in kb.entries
-            for s in (*e.signatures, *e.excludes)
-            if not s.literal
-        }
+        {(s.pattern, s.ignore_case) for e in kb.entries for s in (*e.signatures, *e.excludes) if not s.literal}
     )
     if all(k in _NEEDLES for k in keys):
         return

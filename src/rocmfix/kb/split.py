@@ -100,7 +100,9 @@ class Split:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError(f"{path}: not a {SCHEMA} file")
         threads = data.get("threads")
-        if not isinstance(threads, dict) or any(v not in (FROZEN, TUNE) for v in threads.values()):
+        if not isinstance(threads, dict) or any(
+            v not in (FROZEN, TUNE) for v in threads.values()
+        ):
             raise ValueError(f"{path}: 'threads' must map thread keys to frozen/tune")
         return cls(threads)
 

@@ -53,9 +53,7 @@ def search(
     for order, entry in enumerate(entries):
         title = utils.default_process(entry.text("title", lang) + " " + entry.id.replace("-", " "))
         hay = utils.default_process(
-            " ".join(
-                (entry.text("summary", lang), *entry.symptoms, entry.text("explanation", lang))
-            )
+            " ".join((entry.text("summary", lang), *entry.symptoms, entry.text("explanation", lang)))
         )
         if word.search(title):
             score = 100.0
