@@ -166,7 +166,8 @@ def _render_match(
     fixes = m.fixes(lang)
     if fixes:
         console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2), expand=False))
-        for n, fix in enumerate(fixes, 1):
+        for fix in fixes:
+            n = fix.number  # the entry's own numbering, as `kb show` and `fix --pick` use
             risk = t["risk_levels"].get(fix.risk, fix.risk)  # type: ignore[union-attr]
             meta = f"[{t['risk']}: {risk}{', ' + t['root'] if fix.root else ''}]"
             console.print(

@@ -168,7 +168,7 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
         lang = self.app.session.lang  # type: ignore[attr-defined]
         self.fixes = render_fixes(self.entry.fixes, self._params(), lang)
         fixes = self.query_one("#fixes", OptionList)
-        fixes.add_options([fix_option(n, f) for n, f in enumerate(self.fixes, 1)])
+        fixes.add_options([fix_option(f.number, f) for f in self.fixes])
         if not self.fixes:
             fixes.add_option(Option("No fix applies with the values known.", disabled=True))
         actions = [n for n, f in enumerate(self.fixes) if f.action and f.complete]
