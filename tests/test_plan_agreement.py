@@ -12,8 +12,7 @@ import pytest
 
 from rocmfix import compat
 from rocmfix.actions import Context as FixContext
-from rocmfix.actions import GpuInfo
-from rocmfix.actions import reinstall_torch
+from rocmfix.actions import GpuInfo, reinstall_torch
 from rocmfix.errors import ActionError
 from rocmfix.probes import compat_view
 from rocmfix.probes.base import Context as ProbeContext
