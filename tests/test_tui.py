@@ -303,3 +303,20 @@ async def test_paste_area_ranks_a_typed_error_after_a_pause() -> None:
         await pilot.pause(0.5)
         await settle(app, pilot)
         assert options.option_count == 0
+
+
+async def test_the_detail_screen_speaks_chinese_in_a_chinese_session() -> None:
+    from textual.widgets import Label, Static
+
+    session = Session(lang="zh")
+    app = RocmfixApp(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        entry = session.kb().get("gpu-out-of-memory")
+        app.push_screen(DetailScreen(entry=entry))
+        await settle(app, pilot)
+        shown = " ".join(
+            str(w.render()) for w in app.screen.query(Label).results()
+        ) + " ".join(str(w.render()) for w in app.screen.query(Static).results())
+        assert "注意：" in shown and "修复" in shown and "参考资料" in shown, shown
+        for english in ("Caveat:", "Fixes", "This machine", "References", "Press c"):
+            assert english not in shown, english

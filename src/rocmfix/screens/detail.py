@@ -62,6 +62,30 @@ def fix_option(n: int, fix: Any) -> Option:
     return Option(label, id=f"fix-{n}")
 
 
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "caveat": "Caveat: ",
+        "fixes": "Fixes",
+        "machine": "This machine",
+        "press_c": "Press c to run the checks this cause names: ",
+        "refs": "References",
+        "similar": "Similar solved cases",
+    },
+    "zh": {
+        "caveat": "注意：",
+        "fixes": "修复",
+        "machine": "本机",
+        "press_c": "按 c 运行这个原因涉及的检查：",
+        "refs": "参考资料",
+        "similar": "相似的已解决案例",
+    },
+}
+
+
+def _t(lang: str, key: str) -> str:
+    return TEXTS.get(lang, TEXTS["en"]).get(key) or TEXTS["en"][key]
+
+
 class DetailScreen(ReportsWorkerErrors, Screen[None]):
     """A KB entry with the evidence that matched it and the fixes it offers."""
 
@@ -91,27 +115,26 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
             )
             if entry.text("caveats", lang):
                 yield Static(
-                    "Caveat: " + entry.text("caveats", lang).strip(),
+                    _t(lang, "caveat") + entry.text("caveats", lang).strip(),
                     classes="detail-caveat",
                     markup=False,
                 )
             yield from self._evidence()
             yield from self._values()
-            yield Label("Fixes", classes="section")
+            yield Label(_t(lang, "fixes"), classes="section")
             yield OptionList(id="fixes")
-            yield Label("This machine", classes="section")
+            yield Label(_t(lang, "machine"), classes="section")
             yield Static(
-                "Press c to run the checks this cause names: "
-                + ", ".join(entry.checks or ("none",)),
+                _t(lang, "press_c") + ", ".join(entry.checks or ("none",)),
                 id="check-results",
                 markup=False,
             )
             if entry.references:
-                yield Label("References", classes="section")
+                yield Label(_t(lang, "refs"), classes="section")
                 yield Static("\n".join(entry.references), classes="detail-refs", markup=False)
             similar = self._similar()
             if similar:
-                yield Label("Similar solved cases", classes="section")
+                yield Label(_t(lang, "similar"), classes="section")
                 yield Static(similar, classes="detail-refs", markup=False)
         yield Footer()
 
