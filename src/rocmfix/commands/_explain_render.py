@@ -295,7 +295,7 @@ def _render_all(
     console.print(
         Text(
             f"rocmfix explain · {t['read']} {ex.lines} {t['line' if ex.lines == 1 else 'lines']}"
-            f" ({ex.bytes} {t['bytes']})",
+            + (f"（{ex.bytes} {t['bytes']}）" if lang == "zh" else f" ({ex.bytes} {t['bytes']})"),
             style="dim",
         )
     )
@@ -303,7 +303,8 @@ def _render_all(
     if first is not None and ex.lines > 20:
         console.print(
             Text(
-                f"{t['first_error']} {first.first_line}{t['at_line_end']}: {first.text[:120]}",
+                f"{t['first_error']} {first.first_line}{t['at_line_end']}{t['colon']}"
+                f"{first.text[:120]}",
                 style="dim",
             )
         )
