@@ -328,3 +328,24 @@ async def test_the_detail_screen_speaks_chinese_in_a_chinese_session() -> None:
         assert "注意：" in shown and "修复" in shown and "参考资料" in shown, shown
         for english in ("Caveat:", "Fixes", "This machine", "References", "Press c"):
             assert english not in shown, english
+
+
+async def test_chinese_prose_on_the_detail_screen_is_wrapped_between_characters() -> None:
+    from rich.cells import cell_len
+
+    from rocmfix.screens.detail import Prose
+
+    session = Session(lang="zh")
+    app = RocmfixApp(session)
+    async with app.run_test(size=(90, 60)) as pilot:
+        app.push_screen(DetailScreen(entry=session.kb().get("no-binary-for-gpu")))
+        await settle(app, pilot)
+        prose = list(app.screen.query(Prose).results())
+        assert prose
+        for widget in prose:
+            width = widget.content_size.width
+            lines = str(widget.render()).split("\n")
+            assert widget.content_size.height == len(lines)  # no blank tail, no cut line
+            assert all(cell_len(line) <= width for line in lines), (width, lines)
+            # full lines: a ragged Chinese paragraph leaves lines well short of the width
+            assert all(cell_len(line) >= width - 12 for line in lines[:-1]), lines

@@ -56,21 +56,21 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "zh": {
         "placeholder": (
-            "在这里粘贴错误信息或整份失败的日志(或运行 `rocmfix train.log`)。\n"
+            "在这里粘贴错误信息或整份失败的日志（或运行 `rocmfix train.log`）。\n"
             "输入时下方即显示可能的原因。F1 帮助 · ctrl+p 命令"
         ),
         "waiting": "等待输入文本。",
         "matching": "匹配中…",
         "lines": "{n:,} 行",
         "line": "1 行",
-        "big": "({mb:.1f} MB,显示最后 {tail:,} 行)",
+        "big": "（{mb:.1f} MB，显示最后 {tail:,} 行）",
         "took": " · 匹配用时 {s:.1f} 秒",
-        "none": "未找到已知原因。请粘贴更多日志,或在知识库中搜索(F5)。",
-        "confident_list": "首要原因可信:按 enter 打开。",
-        "confident_area": "首要原因可信:按 ctrl+o 打开(tab 进入列表)。",
-        "weak": "只有较弱的匹配:以下原因可能相关。",
-        "symptom": "(匹配的是你输入的描述,而非错误行)",
-        "nothing": "还没有可打开的内容:请先粘贴错误信息。",
+        "none": "未找到已知原因。请粘贴更多日志，或在知识库中搜索（F5）。",
+        "confident_list": "首要原因可信：按 enter 打开。",
+        "confident_area": "首要原因可信：按 ctrl+o 打开（tab 进入列表）。",
+        "weak": "只有较弱的匹配：以下原因可能相关。",
+        "symptom": "（匹配的是你输入的描述，而非错误行）",
+        "nothing": "还没有可打开的内容：请先粘贴错误信息。",
         "causes": "可能的原因",
     },
 }
