@@ -349,3 +349,11 @@ async def test_chinese_prose_on_the_detail_screen_is_wrapped_between_characters(
             assert all(cell_len(line) <= width for line in lines), (width, lines)
             # full lines: a ragged Chinese paragraph leaves lines well short of the width
             assert all(cell_len(line) >= width - 12 for line in lines[:-1]), lines
+
+
+async def test_a_missing_file_is_reported_in_chinese_in_a_chinese_session(tmp_path: Path) -> None:
+    app = RocmfixApp(Session(lang="zh"), path=str(tmp_path / "nope.log"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        notes = [n.message for n in app._notifications]
+        assert any("nope.log：文件不存在" in n and "请检查路径" in n for n in notes), notes

@@ -129,18 +129,24 @@ class RocmfixApp(App[int]):
 
     def show_worker_error(self, worker: Worker[Any]) -> None:
         """A RocmfixError becomes a notification (a dialog when it has details); anything else a dialog."""
+        from rocmfix.i18n_errors import HINTS, MESSAGES, translate
+
         error = worker.error
         details = getattr(error, "details", None)
+        lang = self.session.lang
+        if isinstance(error, RocmfixError):
+            message = translate(error.message, MESSAGES, lang)
+            hint_text = translate(error.hint, HINTS, lang) if error.hint else ""
         if isinstance(error, RocmfixError) and details:
             from rocmfix.screens.modals import ErrorModal
 
             self.push_screen(
-                ErrorModal(error.message, details + ("\n\n" + error.hint if error.hint else ""))
+                ErrorModal(message, details + ("\n\n" + hint_text if hint_text else ""))
             )
         elif isinstance(error, RocmfixError):
-            hint = f"\n{error.hint}" if error.hint else ""
+            hint = f"\n{hint_text}" if hint_text else ""
             self.notify(
-                error.message + hint,
+                message + hint,
                 title=worker.description or "rocmfix",
                 severity="error",
                 timeout=10,
