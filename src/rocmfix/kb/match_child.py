@@ -46,6 +46,7 @@ def explain_in_child(text: str, cancelled: Callable[[], bool]) -> Any:
     env = dict(os.environ)
     root = _package_root()
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["ROCMFIX_MATCH_PARENT"] = str(os.getpid())
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(
             [sys.executable, "-m", "rocmfix.kb.match_child"],
@@ -97,7 +98,21 @@ def _drain(proc: subprocess.Popen[bytes], out: list[bytes]) -> None:
             out.append(chunk)
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this child when the app dies, even by SIGKILL."""
+    parent = os.environ.get("ROCMFIX_MATCH_PARENT")
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if parent and os.getppid() != int(parent):
+        os._exit(1)  # the app died before the line above took effect
+
+
 def main() -> int:
+    _die_with_parent()
     from rocmfix.kb.matcher import explain_text
 
     text = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
