@@ -319,7 +319,7 @@ def _render_all(
         console.print()
     others = [m for m in shown if not m.confident]
     if others:
-        console.print(Text(t["possible"] + ":", style="bold"))
+        console.print(Text(t["possible"] + t["colon"].rstrip(), style="bold"))
         for m in others:
             console.print(
                 Padding(
