@@ -86,7 +86,11 @@ class RocmfixApp(App[int]):
         self._text = text
         self._name = name
         if self.session.demo:
-            self.sub_title = "demo · recorded RX 6700 XT · fixes go to a throwaway HOME"
+            self.sub_title = (
+                "演示 · 录制的 RX 6700 XT · 修复只写入临时 HOME"
+                if self.session.lang == "zh"
+                else "demo · recorded RX 6700 XT · fixes go to a throwaway HOME"
+            )
 
     def on_mount(self) -> None:
         if not self.is_headless:
@@ -97,9 +101,12 @@ class RocmfixApp(App[int]):
         elif self._path is not None:
             self._open_log(self._path)
         if self.session.demo:
+            zh = self.session.lang == "zh"
             self.notify(
-                "A recorded broken machine; fixes touch only a throwaway HOME.",
-                title="rocmfix demo",
+                "一台录制下来的故障机器；修复只会改动临时 HOME。"
+                if zh
+                else "A recorded broken machine; fixes touch only a throwaway HOME.",
+                title="rocmfix 演示" if zh else "rocmfix demo",
                 timeout=5,
             )
 

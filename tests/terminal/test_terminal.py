@@ -127,6 +127,18 @@ def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
         term.paste(THREE)
         screen = term.wait_for(lambda s: "gpu-out-of-memory" in s and "按 enter 打开" in s)
         assert "可能的原因" in screen and status_line(screen).strip().startswith("3 行"), screen
+        assert "首要原因可信：" in screen, screen  # full-width punctuation in Chinese
+        term.press("Enter")
+        screen = term.wait_for("可信度", timeout=15)  # the detail screen, in Chinese
+        assert "由错误特征匹配" in screen and "confidence" not in screen, screen
+
+
+def test_the_demo_greets_in_chinese_under_a_chinese_locale() -> None:
+    with app((100, 30), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
+        screen = term.wait_for("临时 HOME", timeout=60)
+        assert "throwaway HOME" not in screen, screen
+        term.press("C-q")
+        assert term.exit_status() == 0
 
 
 def test_sigint_from_outside_exits_130() -> None:
