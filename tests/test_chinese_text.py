@@ -59,3 +59,17 @@ def test_wrap_breaks_between_characters_never_inside_a_latin_word(width: int) ->
                 assert joint[0].group() + joint[1].group() not in words, (a, b)
         # nothing was lost: only the spaces at the breaks are gone
         assert re.sub(r"\s", "", "".join(lines)) == re.sub(r"\s", "", text)
+
+
+def test_kb_show_in_chinese_labels_its_sections_in_chinese(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rocmfix.cli import main
+
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert main(["kb", "show", "gpu-out-of-memory"]) == 0
+    out = capsys.readouterr().out
+    for english in ("Caveats:", "Symptoms:", "Checks:", "Fixes:", "References:", "(risk "):
+        assert english not in out, english
+    assert "注意：" in out and "修复：" in out and "（风险：低）" in out
+    assert not STRAY.search(out.split("参考资料")[0]), STRAY.search(out).group()  # type: ignore[union-attr]
