@@ -264,7 +264,7 @@ def test_ctrl_q_during_a_big_match_exits_at_once_and_leaves_no_process(tmp_path:
     with app((80, 24), str(log)) as term:
         children = _wait_for_match_child(term)  # the match of 40 MB is under way
         term.press("C-c")  # ctrl+c says how to quit, at once, while the match runs
-        term.wait_for("ctrl+q", timeout=5)
+        term.wait_for("ctrl+q", timeout=10)
         assert _match_children(term.pid()) == children, "the match had already finished"
         started = time.monotonic()
         term.press("C-q")
