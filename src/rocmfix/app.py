@@ -82,6 +82,9 @@ class RocmfixApp(App[int]):
     ) -> None:
         super().__init__()
         self.session = session or Session()
+        from rocmfix.screens.keys import localize
+
+        localize(self, self.session.lang)  # the F-keys and Quit in the footer
         self._path = path
         self._text = text
         self._name = name

@@ -128,6 +128,7 @@ def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
         screen = term.wait_for(lambda s: "gpu-out-of-memory" in s and "按 enter 打开" in s)
         assert "可能的原因" in screen and status_line(screen).strip().startswith("3 行"), screen
         assert "首要原因可信：" in screen, screen  # full-width punctuation in Chinese
+        assert "^q 退出" in screen and "Quit" not in screen, screen  # the footer too
         term.press("Enter")
         screen = term.wait_for("可信度", timeout=15)  # the detail screen, in Chinese
         assert "由错误特征匹配" in screen and "confidence" not in screen, screen
