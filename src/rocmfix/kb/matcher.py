@@ -175,11 +175,14 @@ class _Gate:
     def __init__(self) -> None:
         self.text: str | None = None
         self.lower: str | None = None
+        self.generation = 0
+        """Bumped per input: each signature asks the gate once per input, not per line."""
 
     def open_for(self, texts: Iterable[str]) -> None:
         joined = "\n".join(texts)
         self.text = joined
         self.lower = joined.lower() if joined.isascii() else None
+        self.generation += 1
 
     def may_match(self, needles: tuple[str, ...] | None, icase: bool) -> bool:
         if needles is None or self.text is None:
@@ -194,18 +197,24 @@ class _Gate:
 class _LazyRx:
     """A signature's regex, compiled on first use and skipped when the gate is shut."""
 
-    __slots__ = ("sig", "gate", "_rx", "needles")
+    __slots__ = ("sig", "gate", "_rx", "needles", "_seen", "_open")
 
     def __init__(self, sig: Signature, gate: _Gate):
         self.sig, self.gate, self._rx = sig, gate, None
         self.needles = _needles(sig)
+        self._seen = -1  # the gate generation _open was computed for
+        self._open = True
 
     @property
     def pattern(self) -> str:
         return re.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
 
     def search(self, text: str) -> re.Match[str] | None:
-        if not self.gate.may_match(self.needles, self.sig.ignore_case):
+        gate = self.gate
+        if self._seen != gate.generation:
+            self._open = gate.may_match(self.needles, self.sig.ignore_case)
+            self._seen = gate.generation
+        if not self._open:
             return None
         if self._rx is None:
             self._rx = _compile(self.sig)

@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from rocmfix import compat
 from rocmfix.kb.model import Fix, pick
+
+if TYPE_CHECKING:
+    from rocmfix import compat
 
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
@@ -64,8 +67,17 @@ def derive(
     (from its full local tag, to restore that same build), never a guess.
     """
     out = dict(params)
+    tagged = bool(out.get("torch_version")) and "+" in out["torch_version"]
+    if machine is None and not tagged and not out.get("gfx"):
+        texts = list(texts)
+        if not any("gfx" in t.lower() for t in texts):
+            # No GPU named and no tagged build: the compatibility model has nothing to
+            # derive (the path below would return ``out`` unchanged), so skip importing it.
+            return out
+    from rocmfix import compat  # noqa: PLC0415 - its data tables load only when needed
+
     torch = None
-    if out.get("torch_version") and "+" in out["torch_version"]:
+    if tagged:
         torch = compat.TorchBuild(out["torch_version"])
     if machine is None:
         gpus = compat.gpus_from_text("\n".join(texts))
@@ -96,6 +108,8 @@ def _expandable_ok(torch: compat.TorchBuild) -> bool:
     index = torch.index
     if parts is None or index is None:
         return False
+    from rocmfix import compat  # noqa: PLC0415
+
     return parts[0][:2] >= (2, 11) and compat.index_key(index) >= (7, 0, 0)
 
 
