@@ -22,12 +22,34 @@ _MIN = 3
 _MAX_SET = 24
 
 
+_MAX_CLASS = 10
+"""Largest character class spelled out into literals (``[VP]100`` -> ``v100``, ``p100``)."""
+
+
+def _class_chars(av: object, icase: bool) -> frozenset[str] | None:
+    """The characters a small positive class of literals and ranges matches, or None."""
+    chars: set[str] = set()
+    for op, arg in av:  # type: ignore[attr-defined]
+        if op is _c.LITERAL:
+            chars.add(chr(arg))
+        elif op is _c.RANGE and arg[1] - arg[0] < _MAX_CLASS:
+            chars.update(chr(x) for x in range(arg[0], arg[1] + 1))
+        else:  # NEGATE, categories (\d is Unicode), anything else: not spelled out
+            return None
+        if len(chars) > _MAX_CLASS:
+            return None
+    if icase:
+        chars = {ch.lower() for ch in chars}
+    return frozenset(chars)
+
+
 def _seq(
     items: list[tuple[object, object]], icase: bool = False, shortest: int = _MIN
 ) -> frozenset[str] | None:
-    """Best required-literal set for a sequence: runs of literal characters, or a child's set."""
+    """Best required-literal set for a sequence: runs of literal characters (small
+    classes spelled out), or a child's set."""
     best: frozenset[str] | None = None
-    run: list[str] = []
+    run: set[str] = {""}
 
     def better(cand: frozenset[str] | None) -> None:
         nonlocal best
@@ -36,12 +58,23 @@ def _seq(
         if best is None or min(map(len, cand)) > min(map(len, best)):
             best = cand
 
+    def flush() -> None:
+        nonlocal run
+        if run != {""}:
+            better(frozenset(run))
+        run = {""}
+
     for op, av in items:
         if op is _c.LITERAL:
-            run.append(chr(av))  # type: ignore[arg-type]
+            ch = chr(av)  # type: ignore[arg-type]
+            run = {r + ch for r in run}
             continue
-        better(frozenset({"".join(run)}) if run else None)
-        run = []
+        if op is _c.IN:
+            chars = _class_chars(av, icase)
+            if chars and len(run) * len(chars) <= _MAX_SET:
+                run = {r + ch for r in run for ch in chars}
+                continue
+        flush()
         if op is _c.SUBPATTERN:
             if not icase and len(av) == 4 and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
                 continue
@@ -52,7 +85,7 @@ def _seq(
                 better(frozenset().union(*parts))  # type: ignore[arg-type]
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
             better(_seq(list(av[2]), icase, shortest))  # type: ignore[index]
-    better(frozenset({"".join(run)}) if run else None)
+    flush()
     return best
 
 

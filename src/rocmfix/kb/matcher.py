@@ -250,7 +250,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
     )
     if all(k in _NEEDLES for k in keys):
         return
-    h = hashlib.sha256(b"needles-1\0")
+    h = hashlib.sha256(b"needles-2\0")  # bump when rocmfix.kb.literals changes
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
