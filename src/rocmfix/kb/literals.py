@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 _MIN = 3
 """Shortest literal worth a search (shorter ones hit almost every chunk)."""
-_MAX_SET = 24
+_MAX_SET = 64
 
 
 _MAX_CLASS = 10
@@ -43,6 +43,49 @@ def _class_chars(av: object, icase: bool) -> frozenset[str] | None:
     return frozenset(chars)
 
 
+def _exact(items: list[tuple[object, object]], icase: bool) -> set[str] | None:
+    """Every text ``items`` can match, when that is a small finite set (else None).
+
+    Zero-width assertions (``\\b``, ``^``, lookarounds) add no text and are skipped."""
+    out: set[str] = {""}
+    for op, av in items:
+        if op is _c.LITERAL:
+            add: set[str] | None = {chr(av)}  # type: ignore[arg-type]
+        elif op is _c.IN:
+            chars = _class_chars(av, icase)
+            add = set(chars) if chars else None
+        elif op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+            continue
+        elif op is _c.SUBPATTERN:
+            if len(av) == 4 and not icase and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
+                return None
+            add = _exact(list(av[-1]), icase)  # type: ignore[index]
+        elif op is _c.BRANCH:
+            add = set()
+            for alt in av[1]:  # type: ignore[index]
+                got = _exact(list(alt), icase)
+                if got is None:
+                    return None
+                add |= got
+        elif op is _c.MAX_REPEAT and av[1] <= 2:  # type: ignore[index, operator]
+            once = _exact(list(av[2]), icase)  # type: ignore[index]
+            if once is None:
+                return None
+            add, power = set(), {""}
+            for k in range(av[1] + 1):  # type: ignore[index, operator]
+                if k >= av[0]:  # type: ignore[index, operator]
+                    add |= power
+                power = {a + b for a in power for b in once}
+                if len(power) > _MAX_SET:
+                    return None
+        else:
+            return None
+        if add is None or not add or len(out) * len(add) > _MAX_SET:
+            return None
+        out = {a + b for a in out for b in add}
+    return out
+
+
 def _seq(
     items: list[tuple[object, object]], icase: bool = False, shortest: int = _MIN
 ) -> frozenset[str] | None:
@@ -53,6 +96,8 @@ def _seq(
 
     def better(cand: frozenset[str] | None) -> None:
         nonlocal best
+        if cand and len(cand) > 1:  # a text that contains another one adds nothing
+            cand = frozenset(x for x in cand if not any(y != x and y in x for y in cand))
         if cand is None or not cand or min(map(len, cand)) < shortest or len(cand) > _MAX_SET:
             return
         if best is None or min(map(len, cand)) > min(map(len, best)):
@@ -69,10 +114,12 @@ def _seq(
             ch = chr(av)  # type: ignore[arg-type]
             run = {r + ch for r in run}
             continue
-        if op is _c.IN:
-            chars = _class_chars(av, icase)
-            if chars and len(run) * len(chars) <= _MAX_SET:
-                run = {r + ch for r in run for ch in chars}
+        if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+            continue  # zero-width: the run of text goes on
+        if op in (_c.IN, _c.SUBPATTERN, _c.BRANCH, _c.MAX_REPEAT):
+            texts = _exact([(op, av)], icase)
+            if texts and len(run) * len(texts) <= _MAX_SET:
+                run = {r + t for r in run for t in texts}
                 continue
         flush()
         if op is _c.SUBPATTERN:
