@@ -20,13 +20,13 @@ import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from rocmfix.errors import InputError
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from typing import Any, BinaryIO
-
-from rocmfix.errors import InputError
 
 CHUNK = 8 * 1024 * 1024
 MAX_LINE = 32 * 1024

@@ -13,9 +13,12 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
 
 from rocmfix.errors import ExitCode, InputError
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "rocmfix.explain/1"
 

@@ -31,7 +31,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
 
 from rocmfix.extract import (
     Excerpt,
@@ -44,6 +43,10 @@ from rocmfix.extract import (
 from rocmfix.kb import symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIDENT = 0.5
 _MAX_EVIDENCE = 5
@@ -240,28 +243,29 @@ _NEEDLES: dict[tuple[str, bool], tuple[str, ...] | None] = {}
 def _load_needles(kb: KnowledgeBase) -> None:
     """Fill :data:`_NEEDLES` for ``kb`` from a small on-disk cache (parsing ~600
     regexes for their literals costs more than the rest of a one-line explain)."""
-    import hashlib  # noqa: PLC0415
+    import marshal  # noqa: PLC0415 - built in: plain tuples and strings load fastest so
     import os  # noqa: PLC0415
-    import pickle  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
+
+    from rocmfix._quick import sha256  # noqa: PLC0415
 
     keys = sorted(
         {(s.pattern, s.ignore_case) for e in kb.entries for s in (*e.signatures, *e.excludes) if not s.literal}
     )
     if all(k in _NEEDLES for k in keys):
         return
-    h = hashlib.sha256(b"needles-2\0")  # bump when rocmfix.kb.literals changes
+    h = sha256(b"needles-2\0")  # bump when rocmfix.kb.literals changes
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.pickle"
+    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.marshal"
     try:
         with path.open("rb") as fh:
-            cached = pickle.load(fh)  # noqa: S301 - our own cache file, keyed by content
+            cached = marshal.load(fh)  # our own cache file, keyed by content
         if isinstance(cached, dict):
             _NEEDLES.update(cached)
             return
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
+    except (OSError, EOFError, ValueError, TypeError):
         pass
     from rocmfix.kb.literals import required_literals  # noqa: PLC0415
 
@@ -274,7 +278,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         with tmp.open("wb") as fh:
-            pickle.dump(found, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            marshal.dump(found, fh)
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache only costs speed

@@ -31,7 +31,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 SCHEMA = "rocmfix.ranker/1"
 ARTIFACT = "ranker.bin"
@@ -243,9 +247,9 @@ class Ranker:
             and len(self._w_ptr) == len(self._vocab) + 1
             and self._w_ptr[-1] == len(self._w_cls) == len(self._w_val)
             and len(self.classes) == len(self._bias)
-            and max(self._w_cls, default=0) < max(len(self.classes), 1)
+            # every class index names a class: deleting the valid bytes leaves none (in C)
+            and not self._w_cls.tobytes().translate(None, bytes(range(min(len(self.classes), 256))))
             and self._c_ptr[-1] == len(self._c_term) == len(self._c_val)
-            and max(self._c_term, default=0) < max(len(self._vocab), 1)
         ):
             raise ValueError("ranker artifact arrays disagree in length")
 
@@ -256,6 +260,8 @@ class Ranker:
             cases = json.loads(self._cases_raw.decode("utf-8"))
             if len(cases) + 1 != len(self._c_ptr):
                 raise ValueError("ranker artifact: case index disagrees with its cases")
+            if max(self._c_term, default=0) >= max(len(self._vocab), 1):
+                raise ValueError("ranker artifact: a case names a feature out of range")
             self._cases_list = cases
         return self._cases_list
 
@@ -386,4 +392,7 @@ def similar_cases(explanation: Any, entry_id: str, limit: int = 3) -> list[Simil
     region = getattr(explanation, "region", "")
     if model is None or not region.strip():
         return []
-    return model.similar(region, entry_id, limit=limit)
+    try:
+        return model.similar(region, entry_id, limit=limit)
+    except ValueError:  # a damaged case index (checked on first use): no similar cases
+        return []
