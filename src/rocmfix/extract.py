@@ -18,9 +18,9 @@ import io
 import os
 import re
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocmfix._record import field, record
 from rocmfix.errors import InputError
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
@@ -79,7 +79,7 @@ _HS_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 _FATAL_RE = re.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One distinct candidate line of the input (repeats collapsed)."""
 
@@ -93,7 +93,7 @@ class Finding:
     """Matches a generic error marker (traceback, ``XxxError:``, segfault...)."""
 
 
-@dataclass(frozen=True)
+@record
 class Excerpt:
     """What the extractor keeps of an input."""
 
@@ -656,7 +656,7 @@ def _looks_binary(head: bytes) -> bool:
     return bad / len(sample) > 0.3
 
 
-@dataclass
+@record(frozen=False)
 class _State:
     head: OrderedDict[str, list[object]] = field(default_factory=OrderedDict)
     recent: OrderedDict[str, list[object]] = field(default_factory=OrderedDict)

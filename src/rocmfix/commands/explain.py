@@ -152,8 +152,7 @@ NEEDS = "paste the full log (the whole traceback, from the first error), or run 
 
 def with_machine_params(result: Any, machine: dict[str, str]) -> Any:
     """Fill values the text lacked (e.g. the gfx) from the machine; the text wins."""
-    from dataclasses import replace
-
+    from rocmfix._record import replace
     from rocmfix.kb.render import derive
 
     if not machine:

@@ -90,7 +90,7 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
 
 
 def _cache_key(paths: Sequence[Path]) -> str:
-    h = sha256(f"{__version__}\0kb-cache-2".encode())
+    h = sha256(f"{__version__}\0kb-cache-3".encode())
     for p in paths:
         try:
             st = p.stat()

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from rocmfix._record import field, record, replace
 from rocmfix.extract import (
     Excerpt,
     clean_line,
@@ -88,7 +88,7 @@ _GLOBAL_EXTRACT: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Evidence:
     """A line of the input that supports a match."""
 
@@ -108,7 +108,7 @@ class Evidence:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Match:
     """One ranked entry with its evidence and the values found for its fixes."""
 
@@ -127,7 +127,7 @@ class Match:
         return render_fixes(self.entry.fixes, self.params, lang)
 
 
-@dataclass(frozen=True)
+@record
 class Explanation:
     """The result of explaining one input."""
 

@@ -8,7 +8,8 @@ always present; :meth:`Entry.text` falls back to English.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from rocmfix._record import field, record
 
 SEVERITIES = ("error", "benign")
 RISKS = ("low", "medium", "high")
@@ -19,7 +20,7 @@ def pick(text: Mapping[str, str], lang: str) -> str:
     return text.get(lang) or text.get("en", "")
 
 
-@dataclass(frozen=True)
+@record
 class Signature:
     """A pattern that identifies an entry in a line of text."""
 
@@ -42,7 +43,7 @@ class Signature:
         return self.weight < 0.5
 
 
-@dataclass(frozen=True)
+@record
 class Extractor:
     """A named value pulled from matching text (first capture group)."""
 
@@ -50,7 +51,7 @@ class Extractor:
     regex: str
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     """One way to fix an entry: a built-in action, or manual steps to type."""
 
@@ -68,7 +69,7 @@ class Fix:
     """Parameter names that must be known for this fix to be offered."""
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One root cause (or one benign, expected line) in the knowledge base."""
 
@@ -98,7 +99,7 @@ class Entry:
         return pick(getattr(self, name), lang)
 
 
-@dataclass(frozen=True)
+@record
 class KnowledgeBase:
     """All entries in load order, plus the user files that were skipped."""
 

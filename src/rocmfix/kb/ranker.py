@@ -27,10 +27,11 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
+
+from rocmfix._record import record
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def decide(signature: Mapping[str, float], combined: Mapping[str, float]) -> dic
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Similar:
     """A real report close to the user's text, with how it was resolved."""
 

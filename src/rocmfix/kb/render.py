@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 
+from rocmfix._record import record
 from rocmfix.kb.model import Fix, pick
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
@@ -88,6 +88,8 @@ def derive(
             gpus=gpus, torch=torch, python=out.get("python_version"), gpus_known=bool(gpus)
         )
     elif torch is not None and machine.torch is None:
+        from dataclasses import replace  # noqa: PLC0415 - compat.Machine is a dataclass
+
         machine = replace(machine, torch=torch)
     if machine.torch is not None and _expandable_ok(machine.torch):
         out.setdefault("alloc_expandable", "expandable_segments:True")
@@ -204,7 +206,7 @@ def _fill_commands(commands: tuple[str, ...], params: Mapping[str, str]) -> tupl
     return tuple(out)
 
 
-@dataclass(frozen=True)
+@record
 class RenderedFix:
     """A fix with the user's values filled in, ready to show or to plan."""
 
