@@ -20,6 +20,7 @@ import re
 from collections import OrderedDict, deque
 from pathlib import Path
 
+from rocmfix import _rx
 from rocmfix._record import field, record
 from rocmfix.errors import InputError
 
@@ -63,8 +64,8 @@ FATAL_PATTERNS: tuple[str, ...] = (
     r"\bERROR\b",
 )
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_PREFIX_RE = re.compile(
+_ANSI_RE = _rx.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_PREFIX_RE = _rx.compile(
     r"^(?:"
     r"\s*\[(?:rank|default|Rank )\s*\d+\]:?\s*"  # [rank3]: / [default0]:
     r"|\s*\d+:\s(?=\S)"  # torchrun "3: " prefixes
@@ -74,9 +75,9 @@ _PREFIX_RE = re.compile(
     r"|\s*\[\s*\d+\.\d+\]\s*"  # dmesg [ 1234.5678]
     r")+"
 )
-_VOLATILE_RE = re.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\b")
-_HS_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
-_FATAL_RE = re.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
+_VOLATILE_RE = _rx.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\b")
+_HS_UNSUPPORTED = _rx.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
+_FATAL_RE = _rx.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
 
 
 @record
@@ -222,7 +223,7 @@ def split_alternation(pattern: str) -> list[str]:
 
 def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
     try:
-        return re.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
+        return _rx.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
     except (re.error, OverflowError, RecursionError):
         return None
 

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 
+from rocmfix import _rx
 from rocmfix._record import field, record, replace
 from rocmfix.extract import (
     Excerpt,
@@ -52,7 +53,7 @@ CONFIDENT = 0.5
 _MAX_EVIDENCE = 5
 _MAX_CANDIDATES = 6000
 
-_AMD_CONTEXT = re.compile(
+_AMD_CONTEXT = _rx.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
     r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
@@ -61,7 +62,7 @@ _AMD_CONTEXT = re.compile(
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
-_NVIDIA_CONTEXT = re.compile(
+_NVIDIA_CONTEXT = _rx.compile(
     r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|(?<!Radeon )\b[RG]TX[- ]?\d{3,4}|(?<![A-Za-z0-9])[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|(?![A-Za-z0-9]))|"
     r"(?<![A-Za-z0-9])(?:[VP]100|K80|A10G|L40S?|[GH]H200|B200|DGX)(?![A-Za-z0-9])|"
     r"\bnvidia[-_](?:dkms|uvm|kernel|current|container|docker)|\bdkms/nvidia\b|\bnvidia/\d{3}\.\d|"
@@ -78,13 +79,13 @@ _NVIDIA_CONTEXT = re.compile(
 # Values any entry's fixes may use, pulled from the whole input when the entry's
 # own extractors found nothing.
 _GLOBAL_EXTRACT: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("gfx", re.compile(r"\b(gfx[0-9]{3,4}[0-9a-f]?)\b")),
-    ("rocm_version", re.compile(r"(?:ROCm|rocm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)")),
+    ("gfx", _rx.compile(r"\b(gfx[0-9]{3,4}[0-9a-f]?)\b")),
+    ("rocm_version", _rx.compile(r"(?:ROCm|rocm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)")),
     (
         "torch_version",
-        re.compile(r"\btorch[= -]{1,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+[a-z0-9.]+)?)"),
+        _rx.compile(r"\btorch[= -]{1,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+[a-z0-9.]+)?)"),
     ),
-    ("library", re.compile(r"\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)")),
+    ("library", _rx.compile(r"\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)")),
 )
 
 
@@ -158,13 +159,13 @@ class _CompiledEntry:
     @property
     def extract(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         if self._extract is None:  # only matched entries fill in values
-            self._extract = tuple((x.name, re.compile(x.regex)) for x in self.entry.extract)
+            self._extract = tuple((x.name, _rx.compile(x.regex)) for x in self.entry.extract)
         return self._extract
 
 
 def _compile(sig: Signature) -> re.Pattern[str]:
     source = re.escape(sig.pattern) if sig.literal else sig.pattern
-    return re.compile(source, re.IGNORECASE if sig.ignore_case else 0)
+    return _rx.compile(source, re.IGNORECASE if sig.ignore_case else 0)
 
 
 class _Gate:
@@ -511,13 +512,13 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
     return out
 
 
-_CUDA_WORD = re.compile(r"\bCUDA\b")
-_NOT_AMD = re.compile(
+_CUDA_WORD = _rx.compile(r"\bCUDA\b")
+_NOT_AMD = _rx.compile(
     r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
-_APPLE_CONTEXT = re.compile(
+_APPLE_CONTEXT = _rx.compile(
     r"\bmacOS\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
     r"(?<![A-Za-z]:)/Users/[\w.-]+/|\.dylib\b|"
     # Metal's own command-buffer reports and MPS-only wording (Apple GPUs only).
@@ -525,7 +526,7 @@ _APPLE_CONTEXT = re.compile(
     r"\bAGX\w*(?:Device|CommandBuffer)\b|\bPYTORCH_MPS_\w+|\bthe MPS device\b"
 )
 # An Intel GPU (XPU / IPEX / oneAPI Level Zero): not a ROCm machine either.
-_INTEL_CONTEXT = re.compile(
+_INTEL_CONTEXT = _rx.compile(
     r"\bXPU out of memory\b|\btorch\.xpu\b|device=.?xpu\b|intel_extension_for_pytorch|\b(?:ipex|IPEX)\b|"
     r"Intel\(R\) Arc\(TM\)|\blevel[_ ]zero\b|\bUR_RESULT_ERROR_\w+|\bc10_xpu\.dll\b"
 )
@@ -564,7 +565,7 @@ def _merge_symptoms(
     return list(by_id.values())
 
 
-_NUMBERS = re.compile(r"\d+")
+_NUMBERS = _rx.compile(r"\d+")
 
 
 def _region(candidates: list[tuple[int, str, int, int]]) -> str:

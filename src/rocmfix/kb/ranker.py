@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from array import array
 from bisect import bisect_left
@@ -31,6 +30,7 @@ from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
 
+from rocmfix import _rx
 from rocmfix._record import record
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
@@ -43,10 +43,10 @@ ARTIFACT = "ranker.bin"
 MAX_CHARS = 32 * 1024
 """The ranker reads at most this much of the candidate region (its end wins)."""
 
-_WORD = re.compile(r"[a-z_][a-z0-9_.+-]*[a-z0-9]|[a-z]{2,}")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_DIGITS = re.compile(r"\d+")
-_HEX = re.compile(r"0x[0-9a-f]+")
+_WORD = _rx.compile(r"[a-z_][a-z0-9_.+-]*[a-z0-9]|[a-z]{2,}")
+_CJK_RUN = _rx.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_DIGITS = _rx.compile(r"\d+")
+_HEX = _rx.compile(r"0x[0-9a-f]+")
 
 
 def _words(text: str) -> list[str]:

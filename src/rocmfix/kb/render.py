@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from rocmfix import _rx
 from rocmfix._record import record
 from rocmfix.kb.model import Fix, pick
 
@@ -21,31 +22,31 @@ if TYPE_CHECKING:
     from rocmfix import compat
 
 
-_PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+_PLACEHOLDER_RE = _rx.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 # Shapes for values that may reach a fix. Anything else is dropped.
 _SHAPES: dict[str, re.Pattern[str]] = {
-    "gfx": re.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
-    "igpu": re.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
-    "hsa_override": re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}"),
-    "rocm_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
-    "rocm_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
-    "install_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
-    "hip_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,6})?(?:-[0-9a-f]{1,12})?"),
-    "torch_version": re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
-    "library": re.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
-    "device_index": re.compile(r"\d{1,3}"),
-    "node": re.compile(r"\d{1,3}"),
-    "alloc_size": re.compile(r"\d{1,9}(?:\.\d{1,3})? ?(?:[KMGT]i?B|bytes)"),
-    "python_version": re.compile(r"3\.\d{1,2}"),
-    "symbol": re.compile(r"[A-Za-z_][A-Za-z0-9_:@.]{0,200}"),
-    "version_tag": re.compile(r"[A-Za-z_]{1,16}[_.]?\d{1,3}(?:\.\d{1,3}){0,2}"),
-    "interface": re.compile(r"[A-Za-z0-9_.:^=-]{1,32}"),
-    "path": re.compile(r"/[A-Za-z0-9_./+-]{1,200}"),
-    "gcc_major": re.compile(r"\d{1,2}"),
-    "kernel": re.compile(r"\d{1,2}\.\d{1,3}[A-Za-z0-9_.+-]{0,64}"),
+    "gfx": _rx.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
+    "igpu": _rx.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
+    "hsa_override": _rx.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}"),
+    "rocm_version": _rx.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "rocm_index": _rx.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "install_index": _rx.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "hip_version": _rx.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,6})?(?:-[0-9a-f]{1,12})?"),
+    "torch_version": _rx.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
+    "library": _rx.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
+    "device_index": _rx.compile(r"\d{1,3}"),
+    "node": _rx.compile(r"\d{1,3}"),
+    "alloc_size": _rx.compile(r"\d{1,9}(?:\.\d{1,3})? ?(?:[KMGT]i?B|bytes)"),
+    "python_version": _rx.compile(r"3\.\d{1,2}"),
+    "symbol": _rx.compile(r"[A-Za-z_][A-Za-z0-9_:@.]{0,200}"),
+    "version_tag": _rx.compile(r"[A-Za-z_]{1,16}[_.]?\d{1,3}(?:\.\d{1,3}){0,2}"),
+    "interface": _rx.compile(r"[A-Za-z0-9_.:^=-]{1,32}"),
+    "path": _rx.compile(r"/[A-Za-z0-9_./+-]{1,200}"),
+    "gcc_major": _rx.compile(r"\d{1,2}"),
+    "kernel": _rx.compile(r"\d{1,2}\.\d{1,3}[A-Za-z0-9_.+-]{0,64}"),
 }
-_DEFAULT_SHAPE = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")
+_DEFAULT_SHAPE = _rx.compile(r"[A-Za-z0-9_.:+-]{1,64}")
 
 
 def clean_value(name: str, value: str) -> str | None:

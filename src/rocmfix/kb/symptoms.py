@@ -10,10 +10,10 @@ several entries well names none of them with confidence.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
+from rocmfix import _rx
 from rocmfix.kb.model import Entry
 
 MAX_CHARS = 400
@@ -180,7 +180,7 @@ _STOP = frozenset(
         "cannot",
     ]
 )
-_WORD_RE = re.compile(r"[a-z0-9_.+]+")
+_WORD_RE = _rx.compile(r"[a-z0-9_.+]+")
 
 
 def content_words(text: str) -> frozenset[str]:
