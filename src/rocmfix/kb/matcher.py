@@ -220,6 +220,15 @@ class _LazyRx:
             self._seen = gate.generation
         if not self._open:
             return None
+        needles = self.needles
+        if needles is not None:  # the same test on the line itself: cheaper than the regex
+            if self.sig.ignore_case:
+                if text.isascii():
+                    low = text.lower()
+                    if not any(n in low for n in needles):
+                        return None
+            elif not any(n in text for n in needles):
+                return None
         if self._rx is None:
             self._rx = _compile(self.sig)
         return self._rx.search(text)
