@@ -287,7 +287,8 @@ class _ReEngine:
             plan: tuple[list[bytes], list[bytes]] | None = None
             needles = sorted(self._by_needle)
             eres = [ere_superset(src, icase) for _, src, icase in self._scan_all_src]
-            if all(n and b"\n" not in n and b"\0" not in n for n in needles) and all(eres):
+            fits = sum(map(len, needles)) + sum(len(e or "") for e in eres) < 96 * 1024  # argv
+            if fits and all(n and b"\n" not in n and b"\0" not in n for n in needles) and all(eres):
                 plan = (needles, sorted({e.encode() for e in eres if e}))
             self._plan = plan
             self._all_pids = sorted({pid for pid, _, _ in self._scan_all_src})
