@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,18 @@ from rocmfix.kb.split import Split, repo_cases
 DATA = Path(__file__).parent / "data"
 DEV = DATA / "eval" / "dev.jsonl"
 
+# Rounds collected after the floors below were measured (heldout-aa.jsonl onwards)
+# are the never-tuned figure of docs/eval-rounds.md. They stay out of the floor
+# population until the floors are re-measured with them (after the ranker is
+# retrained on their tune side): a floor only moves when it is measured again,
+# and a new round must not silently lower it.
+_LATE_ROUND = re.compile(r"^heldout/heldout-[a-z]{2}\.jsonl$")
+
+
+def _floor_cases() -> list[dict[str, object]]:
+    return [c for c in repo_cases(DATA) if not _LATE_ROUND.match(str(c["origin"]))]
+
+
 # Measured with `rocmfix kb eval --repo tests/data` (ranker retrained after rounds u-z
 # joined: 452 frozen cases, 46 of them new and harder), rounded down.
 FROZEN_FLOOR = {"top1": 0.88, "top3": 0.97, "unrelated_unmatched": 0.94}
@@ -34,7 +47,7 @@ CONFIDENT_RIGHT = 0.94  # confidence >= 0.5 is right at least 9 times in 10
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, object]:
-    cases = repo_cases(DATA)
+    cases = _floor_cases()
     assert len(cases) >= 1300
     return evaluate(cases, load_kb(), split=Split.load(DATA / "split.json"))
 
@@ -68,7 +81,7 @@ def test_the_development_set_meets_the_issue_targets() -> None:
 
 def test_burying_a_report_in_training_noise_does_not_change_the_answer() -> None:
     split = Split.load(DATA / "split.json")
-    cases = [c for c in repo_cases(DATA) if split.side(c.get("source", "")) == "frozen"][::12]
+    cases = [c for c in _floor_cases() if split.side(str(c.get("source", ""))) == "frozen"][::12]
     kb = load_kb()
     plain, buried = evaluate(cases, kb), evaluate(cases, kb, bury=20000)
     assert buried["top1"] >= plain["top1"] - 0.03

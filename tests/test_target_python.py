@@ -100,3 +100,37 @@ def test_lazy_choice_takes_the_active_environment_without_probing_others(tmp_pat
     host = _ProbeHost({})
     LazyPython({"VIRTUAL_ENV": str(venv), "PATH": str(tmp_path)}).probe(host, 5)
     assert host.asked == [str(exe)]
+
+
+def test_the_early_probe_starts_before_it_is_asked_for_and_hands_back_its_result() -> None:
+    """doctor starts the torch child before importing the checks; run_checks collects it."""
+    import threading
+
+    from rocmfix.commands._target import EarlyProbe
+    from rocmfix.torch_probe import TorchProbe
+
+    started, release = threading.Event(), threading.Event()
+
+    class Host:
+        def torch_probe(self, python: str, timeout: float) -> TorchProbe:
+            started.set()
+            release.wait(5)
+            return TorchProbe(python, "rocm")
+
+    early = EarlyProbe("/opt/py/bin/python", Host(), 5)
+    assert started.wait(5), "the probe did not start until asked for"
+    release.set()
+    assert early.probe(None, 5).flavour == "rocm"
+    assert early() == "/opt/py/bin/python"
+
+
+def test_an_early_probe_that_fails_fails_where_it_is_collected() -> None:
+    from rocmfix.commands._target import EarlyProbe
+
+    class Host:
+        def torch_probe(self, python: str, timeout: float) -> None:
+            raise RuntimeError("boom")
+
+    early = EarlyProbe("/opt/py/bin/python", Host(), 5)
+    with pytest.raises(RuntimeError, match="boom"):
+        early.probe(None, 5)

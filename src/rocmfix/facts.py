@@ -44,6 +44,8 @@ class GfxTarget:
     support: str
     """Latest ROCm Linux status: supported | deprecated | unsupported | never_listed ..."""
     sources: tuple[str, ...]
+    first_listed: str | None = None
+    """First ROCm release whose Linux support list names the target, when established."""
 
     @property
     def integrated(self) -> bool:
@@ -66,13 +68,47 @@ def gfx_targets() -> dict[str, GfxTarget]:
             override_notes=str(row.get("override_notes", "")).strip(),
             support=str(support.get("status_latest", "unknown")),
             sources=tuple(row.get("source") or ()),
+            first_listed=str(support["first_listed"]) if support.get("first_listed") else None,
         )
     return out
+
+
+@functools.cache
+def _seen_targets() -> dict[str, dict[str, Any]]:
+    rows = _load("gfx-targets.yaml").get("additional_targets_seen") or []
+    return {str(r["gfx"]): r for r in rows if isinstance(r, dict) and r.get("gfx")}
+
+
+def gfx_kind(gfx: str) -> str | None:
+    """discrete | integrated | datacenter for ``gfx`` from the table, or from the targets it
+    lists as seen (kernel-known, no support row: gfx1152, gfx1153 ...); None when unknown."""
+    info = gfx_info(gfx)
+    if info is not None:
+        return info.kind or None
+    row = _seen_targets().get(gfx.split(":", 1)[0].strip().lower())
+    return str(row["kind"]) if row and row.get("kind") else None
 
 
 def gfx_info(gfx: str) -> GfxTarget | None:
     """Facts for ``gfx`` (feature suffixes like ``:xnack-`` are ignored)."""
     return gfx_targets().get(gfx.split(":", 1)[0].strip().lower())
+
+
+def version_key(version: str | None) -> tuple[int, ...] | None:
+    """``6.4.1`` -> (6, 4, 1); ``6.2`` -> (6, 2, 0); None when it does not start with numbers."""
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", (version or "").strip())
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
+
+
+def rocm_predates(version: str | None, gfx: str) -> bool | None:
+    """Whether ROCm ``version`` is older than the first release that lists ``gfx``:
+    True (older), False (it lists it, or a later one does and this is newer), None when
+    either the installed version or the target's first release is unknown."""
+    info = gfx_info(gfx)
+    have, first = version_key(version), version_key(info.first_listed if info else None)
+    if have is None or first is None:
+        return None
+    return have < first
 
 
 def gfx_from_target_version(value: int) -> str | None:

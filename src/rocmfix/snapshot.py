@@ -382,6 +382,10 @@ class SnapshotHost:
             ProcessInfo(**p) for p in self.data.get("processes_holding", {}).get(path) or ()
         )
 
+    def holders_recorded(self, path: str) -> bool:
+        """Whether collect asked who holds ``path`` (an empty list is an answer)."""
+        return path in (self.data.get("processes_holding") or {})
+
     def torch_probe(self, python: str, timeout: float) -> TorchProbe:
         rec = self.data.get("torch")
         if not rec:

@@ -125,6 +125,47 @@ class LazyPython:
         _LAST_WHY[python] = why
 
 
+class EarlyProbe:
+    """The torch probe, started before the checks are imported.
+
+    ``import torch`` in the child takes seconds; starting it first lets rocmfix's own
+    start-up (importing the checks, reading the KB tables) overlap it instead of
+    preceding it. ``run_checks`` collects it through ``probe`` like a ``LazyPython``; the
+    thread is an ordinary (non-daemon) one, so the child is always waited for and reaped.
+    """
+
+    def __init__(self, target: Any, host: Any, timeout: float) -> None:
+        import threading
+
+        self._target = target
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._work, args=(host, timeout), name="rocmfix-torch-probe"
+        )
+        self._thread.start()
+
+    def _work(self, host: Any, timeout: float) -> None:
+        try:
+            probe = getattr(self._target, "probe", None)
+            self._result = (
+                probe(host, timeout)
+                if probe is not None
+                else host.torch_probe(self._target, timeout)
+            )
+        except BaseException as exc:  # noqa: BLE001 - handed to the thread that collects it
+            self._error = exc
+
+    def __call__(self) -> str:
+        return str(self._target() if callable(self._target) else self._target)
+
+    def probe(self, host: Any, timeout: float) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
 def python_choice(python: str) -> str:
     """Why ``python`` was the one probed (for the checklist header and JSON)."""
     return _LAST_WHY.get(python, "--python")

@@ -74,10 +74,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocmfix import probes
-    from rocmfix.commands._target import pick_target, python_choice
+    from rocmfix.commands._target import EarlyProbe, pick_target, python_choice
 
     host, python = pick_target(args.snapshot, args.python, want_torch=not args.no_torch, lazy=True)
+    if not args.snapshot and not args.no_torch and args.check is None:
+        # Every check runs, so the probe will: start its child before importing the checks.
+        python = EarlyProbe(python, host, args.torch_timeout)
+    from rocmfix import probes
+
     probed = not args.no_torch and getattr(host, "torch_recorded", True)
     results = probes.run_checks(
         host,

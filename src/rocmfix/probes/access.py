@@ -29,7 +29,9 @@ def group_members(host: Host) -> dict[str, tuple[int, set[str]]]:
     return out
 
 
-_NO_DEVICE_ERRNOS = frozenset({"ENOMEM", "ENODEV", "ENXIO", "EIO"})
+NO_DEVICE_ERRNOS = frozenset({"ENOMEM", "ENODEV", "ENXIO", "EIO"})
+"""errnos of a node whose driver has no device behind it (KFD rejected or lost the GPU)."""
+_NO_DEVICE_ERRNOS = NO_DEVICE_ERRNOS
 """What /dev/kfd answers when KFD registered no device for the GPU (rocminfo then
 prints "Cannot allocate memory"); not a permission problem."""
 
@@ -75,6 +77,14 @@ def container_run_fix(host: Host, what: str = "") -> str:
         return (
             f"{what}Inside a pod this is fixed in the pod spec, not here: expose /dev/kfd and /dev/dri "
             f"(the AMD GPU device plugin) and set securityContext.supplementalGroups: [{ids}]."
+        )
+    if kind == "lxc":
+        ids = ", ".join(str(g) for g in gids) or "<gid of render on the host>"
+        return (
+            f"{what}Inside an LXC container the devices come from its configuration on the host: "
+            f"pass /dev/kfd and /dev/dri/renderD* with a group this container's user is in (gid "
+            f"{ids}; Proxmox: `devN: /dev/kfd,gid=<render gid>` lines in /etc/pve/lxc/<id>.conf), "
+            "then restart the container."
         )
     tool = "podman" if kind == "podman" else "docker"
     return (
@@ -184,16 +194,22 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             if opened[p].permission or (opened[p].errno is None and not _in_group_of(host, p))
         ]
         if perm:
+            # In the node's group and still refused: groups are not what blocks it.
+            grouped = all(_in_group_of(host, p) or host.uid == 0 for p in perm)
             return result(
                 "device-nodes",
                 Status.FAIL,
                 f"cannot open {', '.join(perm)} read-write as {host.user}"
-                + (" (permission denied)" if any(opened[p].permission for p in perm) else ""),
+                + (" (permission denied)" if any(opened[p].permission for p in perm) else "")
+                + (", although this process is in the nodes' group" if grouped else ""),
                 evidence=evidence,
                 kb=["kfd-permission-denied"],
                 ruled_out=["kfd-device-missing"],
                 fix=container_run_fix(host)
                 if container
+                else "Groups are in place: look for an ACL (getfacl), a device cgroup or an "
+                "SELinux/AppArmor denial (journalctl -k) on these nodes."
+                if grouped
                 else "Add yourself to the render and video groups (see user-groups), then log out and in.",
             )
         return result(
@@ -202,11 +218,20 @@ def check_device_nodes(ctx: Context) -> CheckResult:
             f"cannot open {', '.join(blocked)}: {opened[blocked[0]].describe()}"
             + ("" if opened[blocked[0]].errno else f" although {host.user} is in its group"),
             evidence=evidence,
-            # An unknown reason with the group in place confirms nothing; a known
-            # non-permission errno means the driver has no device behind the node.
-            kb=["kfd-device-missing"] if opened[blocked[0]].errno else [],
+            # An unknown reason with the group in place confirms nothing, nor does an errno
+            # that names neither permission nor a missing device (EINVAL: KFD refused the
+            # process itself); ENODEV/ENXIO/EIO on a node mean no device behind it.
+            kb=["kfd-device-missing"] if opened[blocked[0]].errno in _NO_DEVICE_ERRNOS else [],
             ruled_out=["kfd-permission-denied"],
             fix="Read the kernel-log check for amdgpu errors on that device.",
+        )
+    if not renders and knows is not None and not knows("/dev/dri"):
+        return result(
+            "device-nodes",
+            Status.SKIP,
+            "/dev/kfd opens; the render nodes were not recorded in this snapshot",
+            evidence=evidence,
+            ruled_out=["kfd-permission-denied"] if kfd.ok else [],
         )
     if not renders:
         return result(
@@ -263,8 +288,13 @@ def check_user_groups(ctx: Context) -> CheckResult:
                 Status.SKIP,
                 "root in a container: access to /dev/kfd is decided by how it was started",
             )
+        refused = host.exists(KFD) and kfd_open(ctx).permission
         return result(
-            "user-groups", Status.OK, "running as root", ruled_out=["kfd-permission-denied"]
+            "user-groups",
+            Status.OK,
+            "running as root"
+            + ("; /dev/kfd refuses anyway (not a group matter)" if refused else ""),
+            ruled_out=[] if refused else ["kfd-permission-denied"],
         )
     if is_wsl(host):
         return result("user-groups", Status.SKIP, "WSL: group membership does not gate /dev/dxg")
@@ -312,12 +342,16 @@ def check_user_groups(ctx: Context) -> CheckResult:
             if container_kind(host)
             else f"sudo usermod -aG {','.join(absent)} {host.user}, then log out and in.",
         )
+    # Groups in place rule out a group problem, not a refusal the nodes themselves report
+    # (an ACL, a device cgroup, a security policy): then device-nodes names it.
+    refused = host.exists(KFD) and kfd_open(ctx).permission
     return result(
         "user-groups",
         Status.OK,
-        f"{host.user} is in {', '.join(need)} (this session too)",
+        f"{host.user} is in {', '.join(need)} (this session too)"
+        + ("; /dev/kfd refuses anyway, so groups are not the cause" if refused else ""),
         evidence=evidence,
-        ruled_out=["kfd-permission-denied"],
+        ruled_out=[] if refused else ["kfd-permission-denied"],
     )
 
 
@@ -325,6 +359,9 @@ def check_user_groups(ctx: Context) -> CheckResult:
 def check_kfd_processes(ctx: Context) -> CheckResult:
     if not ctx.host.exists(KFD):
         return result("kfd-processes", Status.SKIP, "/dev/kfd absent")
+    recorded = getattr(ctx.host, "holders_recorded", None)
+    if recorded is not None and not recorded(KFD):
+        return result("kfd-processes", Status.SKIP, "who holds /dev/kfd was not recorded")
     procs = ctx.host.processes_holding(KFD)
     if not procs:
         return result("kfd-processes", Status.OK, "no process holds /dev/kfd")

@@ -166,6 +166,18 @@ def check_dkms(ctx: Context) -> CheckResult:
     evidence = [ev("dkms status", line) for line in lines]
     for_kernel = [line for line in lines if kernel and kernel in line]
     if any(line.endswith("installed") for line in for_kernel):
+        if not ctx.host.exists("/sys/module/amdgpu") and amd_pci_gpus(ctx.host):
+            # Built is not loaded: Secure Boot refuses an unsigned module that built fine.
+            return result(
+                "dkms-status",
+                Status.WARN,
+                f"amdgpu-dkms is installed for {kernel}, but amdgpu is not loaded",
+                details="A module that built can still be refused at load time (Secure Boot, a "
+                "blacklist): see the secure-boot and kernel-log checks.",
+                evidence=[*evidence, ev("/sys/module/amdgpu", "absent")],
+                kb=["amdgpu-dkms-build-failure"],
+                fix="sudo modprobe amdgpu and read the error it prints.",
+            )
         return result(
             "dkms-status",
             Status.OK,
@@ -199,6 +211,7 @@ def _kernel_log(ctx: Context) -> tuple[str | None, str]:
     return None, "dmesg and journalctl -k are not readable (try sudo)"
 
 
+_ADD_DGPU = re.compile(r"Topology: Add dGPU node \[0x1002:0x([0-9a-f]{1,4})\]", re.I)
 _DID = re.compile(
     r"DID ([0-9a-f]{4}) is missing|skipped device [0-9a-f]+:([0-9a-f]+), PCI rejects", re.I
 )
@@ -246,6 +259,17 @@ def check_kernel_log(ctx: Context) -> CheckResult:
             status = max(status, sev, key=lambda s: s.rank)
             if kb_id == "kfd-device-missing" and "firmware" not in meaning:
                 rejections += hits
+    # kfd_topology.c prints "Topology: Add dGPU node [0x1002:0x<did>]" per GPU; for a GPU the
+    # topology shows as integrated that is the APU mis-registered as a discrete GPU, which
+    # TheRock#7952 and ROCm#5433 tie to a regression from amdgpu 6.14 on gfx115x APUs.
+    apus = {g.device_id for g in ctx.gpus() if g.integrated and g.device_id is not None}
+    as_dgpu = [
+        line for line in lines if (m := _ADD_DGPU.search(line)) and int(m.group(1), 16) in apus
+    ]
+    if as_dgpu:
+        found.append("KFD registered the integrated GPU as a discrete one")
+        evidence.append(ev(source, as_dgpu[-1]))
+        status = max(status, Status.WARN, key=lambda s: s.rank)
     if not found:
         return result(
             "kernel-log",

@@ -100,7 +100,10 @@ def read_gpus(host: Host) -> tuple[Gpu, ...]:
                 host.read_text(f"{TOPOLOGY}/{node}/mem_banks/0/properties") or ""
             )
             vram = bank.get("size_in_bytes")
-        integrated = info.integrated if info else (vram is not None and vram < _IGPU_VRAM_LIMIT)
+        kind = facts.gfx_kind(gfx)
+        integrated = (
+            kind == "integrated" if kind else (vram is not None and vram < _IGPU_VRAM_LIMIT)
+        )
         name = " / ".join(info.products[:3]) if info and info.products else gfx
         gpus.append(
             Gpu(
@@ -173,12 +176,14 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         known = [(slot, c[1]) for slot, c in chips.items() if c[1] is not None]
         old = [(slot, c) for slot, c in known if facts.gfx_unsupported(c.gfx)]
         if old:
-            slot, chip = old[0]
+            listing = "; ".join(
+                f"AMD GPU at {slot} is {chip.name} ({chip.gfx})" for slot, chip in old
+            )
             return result(
                 "gpu-list",
                 Status.FAIL,
-                f"AMD GPU at {slot} is {chip.name} ({chip.gfx}), which no current ROCm supports; "
-                "KFD did not register it",
+                f"{listing}, which no current ROCm supports; KFD did not register "
+                + ("it" if len(old) == 1 else "them"),
                 details="The PCI device id names the chip (amdgpu's pciidlist) and its gfx target; "
                 "current ROCm and PyTorch builds have no code for it.",
                 evidence=evidence,
@@ -186,11 +191,16 @@ def check_gpu_list(ctx: Context) -> CheckResult:
                 fix="No driver setting or override makes this GPU work with current ROCm; use an older "
                 "ROCm stack that supported it, or another GPU.",
             )
-        what = f"{known[0][1].name} ({known[0][1].gfx})" if known else "AMD GPU"
+        listing = ", ".join(
+            f"{chips[slot][1].name} ({chips[slot][1].gfx}) at {slot}"  # type: ignore[union-attr]
+            if chips[slot][1]
+            else f"AMD GPU at {slot}"
+            for slot in pci
+        )
         return result(
             "gpu-list",
             Status.FAIL,
-            f"{what} on the PCI bus ({pci[0]}) but no KFD compute node",
+            f"{listing} on the PCI bus but no KFD compute node",
             details="The kernel sees the card but the amdgpu/KFD driver did not register it for compute.",
             evidence=evidence,
             kb=["kfd-device-missing"],
@@ -213,26 +223,35 @@ def check_gpu_list(ctx: Context) -> CheckResult:
     summary = ", ".join(f"{g.gfx}{' (iGPU)' if g.integrated else ''}" for g in gpus)
     left_out = pci_without_kfd(ctx.host, gpus)
     if left_out:
-        chip = chips.get(left_out[0], (None, None))[1]
-        what = f"{chip.name} ({chip.gfx})" if chip else "AMD GPU"
+        left_chips = [chips.get(slot, (None, None))[1] for slot in left_out]
+        listing = ", ".join(
+            f"the {c.name} ({c.gfx}) at {slot}" if c else f"the AMD GPU at {slot}"
+            for slot, c in zip(left_out, left_chips, strict=True)
+        )
+        old_ones = [c for c in left_chips if c and facts.gfx_unsupported(c.gfx)]
         return result(
             "gpu-list",
             Status.WARN,
-            f"{summary}; the {what} at {left_out[0]} has no KFD node (KFD left it out)",
+            f"{summary}; {listing} "
+            + ("has" if len(left_out) == 1 else "have")
+            + " no KFD node (KFD left it out)",
             details="\n".join(lines),
             evidence=evidence,
-            kb=["unsupported-gpu-architecture"]
-            if chip and facts.gfx_unsupported(chip.gfx)
-            else ["kfd-device-missing"],
+            kb=(["unsupported-gpu-architecture"] if old_ones else [])
+            + (["kfd-device-missing"] if len(old_ones) < len(left_out) else []),
             fix="See the kernel-log check for why KFD skipped it.",
         )
     if unknown:
-        where = facts.gfx_outside_table(unknown[0].gfx)
+        places = {g.gfx: facts.gfx_outside_table(g.gfx) for g in unknown}
+        older = [gfx for gfx, where in places.items() if where == "older"]
+        where = "older" if older else facts.gfx_outside_table(unknown[0].gfx)
         if where == "older":
             return result(
                 "gpu-list",
                 Status.FAIL,
-                f"{summary}: {unknown[0].gfx} is older than any GPU ROCm supports",
+                f"{summary}: {', '.join(older)} "
+                + ("is" if len(older) == 1 else "are")
+                + " older than any GPU ROCm supports",
                 details="\n".join(lines),
                 evidence=evidence,
                 kb=["unsupported-gpu-architecture"],
@@ -240,14 +259,17 @@ def check_gpu_list(ctx: Context) -> CheckResult:
                 fix="Current ROCm and PyTorch builds have no code for this GPU; use an older ROCm stack "
                 "that supported it, or another GPU.",
             )
+        newer = [gfx for gfx, w in places.items() if w == "newer"]
         return result(
             "gpu-list",
             Status.WARN,
-            f"{summary}: {unknown[0].gfx} is not in the gfx table"
-            + (" (newer than any GPU it lists)" if where == "newer" else ""),
+            f"{summary}: {', '.join(places)} "
+            + ("is" if len(places) == 1 else "are")
+            + " not in the gfx table"
+            + (f" ({', '.join(newer)} newer than any GPU it lists)" if newer else ""),
             details="\n".join(lines),
             evidence=evidence,
-            kb=["rocm-too-old-for-gpu"] if where == "newer" else [],
+            kb=["rocm-too-old-for-gpu"] if newer else [],
             ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
         )
     return result(
@@ -288,13 +310,14 @@ def check_integrated(ctx: Context) -> CheckResult:
         return result(
             "integrated-gpu",
             Status.OK,
-            f"iGPU {igpus[0].gfx} present but hidden by {', '.join(visible)}",
+            f"iGPU {', '.join(g.gfx for g in igpus)} present but hidden by {', '.join(visible)}",
             evidence=evidence,
         )
     return result(
         "integrated-gpu",
         Status.WARN,
-        f"iGPU {igpus[0].gfx} is enumerated beside the discrete {dgpus[0].gfx} and is not hidden",
+        f"iGPU {', '.join(g.gfx for g in igpus)} is enumerated beside the discrete"
+        f" {', '.join(g.gfx for g in dgpus)} and is not hidden",
         details="ROCm may pick the iGPU or fail to initialise on it; HSA_OVERRIDE_GFX_VERSION also applies to it.",
         evidence=evidence,
         kb=["integrated-gpu-selected"],

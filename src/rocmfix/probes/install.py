@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from rocmfix.host import CommandResult, Host
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, result
+from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
 
 _VERSION_H = re.compile(r"#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)")
 LIBS = ("libamdhip64.so", "libhsa-runtime64.so", "librocblas.so", "libMIOpen.so")
@@ -103,6 +103,10 @@ def system_rocm_version(host: Host) -> str | None:
 def check_rocm_install(ctx: Context) -> CheckResult:
     host = ctx.host
     installs = rocm_installs(host)
+    knows = getattr(host, "knows", None)
+    if not installs and knows is not None and not knows("/opt/rocm"):
+        # A snapshot that never looked at /opt/rocm says nothing about a system ROCm.
+        return result("rocm-install", Status.SKIP, "the ROCm install directories were not recorded")
     if not installs:
         return result(
             "rocm-install",
@@ -158,11 +162,49 @@ def check_rocm_install(ctx: Context) -> CheckResult:
             evidence=evidence or [ev(where, "present, no version file")],
             fix="Reinstall ROCm (or remove the leftovers) so that one release is installed completely.",
         )
+    older = _predates_gpus(ctx, active.version)
+    if older:
+        return older
     return result(
         "rocm-install",
         Status.OK,
         f"ROCm {version} at {where}",
         evidence=evidence,
+    )
+
+
+def _predates_gpus(ctx: Context, version: str) -> CheckResult | None:
+    """The system ROCm against the first release that lists each KFD GPU's gfx.
+
+    Older than that is a possible cause only while nothing shows the GPU working: a ROCm
+    PyTorch wheel brings its own runtime, so a torch that sees the GPU makes the old system
+    release beside the point (it is then named, not blamed).
+    """
+    old = [g for g in ctx.gpus() if facts.rocm_predates(version, g.gfx)]
+    if not old:
+        return None
+    first = {g.gfx: facts.gfx_info(g.gfx).first_listed for g in old}  # type: ignore[union-attr]
+    named = ", ".join(f"{g.gfx} (node {g.node}, listed from ROCm {first[g.gfx]})" for g in old)
+    evidence = [ev("system ROCm", version)] + [
+        ev(f"KFD node {g.node}", f"{g.gfx}, first listed in ROCm {first[g.gfx]}") for g in old
+    ]
+    probe = ctx.torch()
+    if probe is not None and probe.is_available and probe.device_count:
+        return result(
+            "rocm-install",
+            Status.OK,
+            f"ROCm {version} is older than {named}; torch uses its own runtime and sees the GPU",
+            evidence=[*evidence, ev("torch.cuda.is_available()", True)],
+        )
+    return result(
+        "rocm-install",
+        Status.WARN,
+        f"ROCm {version} is older than the first release that lists {named}",
+        details="A runtime older than the GPU may not know it. Tools and builds that use the system "
+        "ROCm (rocminfo, compiled extensions) are affected; a ROCm PyTorch wheel brings its own.",
+        evidence=evidence,
+        kb=["rocm-too-old-for-gpu"],
+        fix=f"Install ROCm {max(first.values(), key=facts.version_key)} or newer.",
     )
 
 
@@ -221,6 +263,9 @@ _KFD_OPEN_CAUSES = (
     ("No such file or directory", "no /dev/kfd node", "kfd-device-missing"),
     ("Cannot allocate memory", "KFD has no device for the GPU (ENOMEM)", "kfd-device-missing"),
     ("No such device", "KFD has no device for the GPU (ENODEV)", "kfd-device-missing"),
+    # kfd_open -> kfd_create_process refuses the process itself (EINVAL): not groups, not a
+    # missing device; reported without naming a cause.
+    ("Invalid argument", "the kernel refused the open (EINVAL)", ""),
 )
 _ROCMINFO_FAILURES = (
     (
@@ -247,7 +292,7 @@ def _rocminfo_failure(text: str) -> CheckResult | None:
                     Status.FAIL,
                     f"rocminfo cannot open /dev/kfd: {what}",
                     evidence=[ev("rocminfo", m.group(0))],
-                    kb=[kb],
+                    kb=[kb] if kb else [],
                     ruled_out=["kfd-permission-denied"] if kb != "kfd-permission-denied" else [],
                 )
     for needle, summary, kb in _ROCMINFO_FAILURES:
@@ -274,6 +319,8 @@ def _rocminfo_failure(text: str) -> CheckResult | None:
 @check("rocminfo", "rocminfo")
 def check_rocminfo(ctx: Context) -> CheckResult:
     res = ctx.rocminfo()
+    if res.unrecorded:
+        return result("rocminfo", Status.SKIP, "rocminfo was not recorded in this snapshot")
     if res.missing:
         return result(
             "rocminfo", Status.SKIP, "rocminfo is not installed (not needed by pip wheels)"
@@ -292,17 +339,49 @@ def check_rocminfo(ctx: Context) -> CheckResult:
     evidence += [
         ev("rocminfo GPU agent", f"{a.name} {a.marketing_name} node {a.node}") for a in agents
     ]
+    unknown_node = _unrecognized(ctx, text, agents, evidence)
+    if unknown_node is not None:
+        return unknown_node
     if agents:
         names = ", ".join(f"{a.name} ({a.marketing_name})" for a in agents)
         relabelled = _relabelled(ctx, agents)
         if relabelled:
             return relabelled
+        missing = _kfd_nodes_not_listed(ctx, agents)
+        if missing:
+            return result(
+                "rocminfo",
+                Status.WARN,
+                f"{len(agents)} GPU agent(s): {names}; KFD node(s) "
+                + ", ".join(f"{g.node} ({g.gfx})" for g in missing)
+                + " are not among them",
+                details="No visibility variable hides them, so the runtime skipped them: see the "
+                "kernel-log and env-hsa-override checks.",
+                evidence=evidence + [ev(f"KFD node {g.node}", g.gfx) for g in missing],
+                ruled_out=["kfd-permission-denied"],
+            )
         return result(
             "rocminfo",
             Status.OK,
             f"{len(agents)} GPU agent(s): {names}",
             evidence=evidence,
             ruled_out=["kfd-permission-denied", "no-gpu-visible"],
+        )
+    if "ROCR: unsupported GPU" in text and (_wsl(ctx) or "WSL environment detected" in text):
+        version = system_rocm_version(ctx.host)
+        hit = next(ln.strip() for ln in text.splitlines() if "ROCR: unsupported GPU" in ln)
+        return result(
+            "rocminfo",
+            Status.FAIL,
+            f"the WSL runtime of ROCm {version or '(version not recorded)'} does not support this GPU"
+            " (ROCR: unsupported GPU)",
+            details="Under WSL the runtime accepts only the Radeon cards on AMD's WSL support list for "
+            "that ROCm release and Windows driver; /dev/kfd is absent by design.",
+            evidence=[ev("rocminfo", hit), ev("system ROCm", version or "not recorded")],
+            kb=["wsl-limitations"],
+            ruled_out=["kfd-permission-denied", "kfd-device-missing"],
+            fix="Check AMD's WSL compatibility list (rocm.docs.amd.com/projects/radeon-ryzen) for this "
+            "card and Windows driver, and install a ROCm WSL release that lists it.",
         )
     if "WSL environment detected" in text:
         return result(
@@ -321,6 +400,140 @@ def check_rocminfo(ctx: Context) -> CheckResult:
         f"rocminfo lists no GPU agent (exit {res.returncode})",
         evidence=evidence,
         kb=["no-gpu-visible"],
+    )
+
+
+# ROCr (amd_topology / the KFD driver layer) prints these when it finds a KFD GPU node whose
+# gfx_target_version it has no ISA for, and skips the node.
+_UNRECOGNIZED = "The GPU node has an unrecognized id"
+
+
+def _visible_filter(ctx: Context) -> bool:
+    return any(ctx.env(k) is not None for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"))
+
+
+def _kfd_nodes_not_listed(ctx: Context, agents: tuple[Agent, ...]) -> list:
+    """KFD GPU nodes rocminfo does not list, when no visibility variable explains it."""
+    if _visible_filter(ctx) or any(a.node is None for a in agents):
+        return []
+    listed = {a.node for a in agents}
+    return [g for g in ctx.gpus() if g.node not in listed]
+
+
+def _nodes_blocked(ctx: Context) -> list[str]:
+    """Device nodes that were tried and did not open (unknown reads as not blocked)."""
+    from rocmfix.probes.access import KFD, kfd_open
+
+    host = ctx.host
+    blocked = []
+    if host.stat(KFD) is not None:
+        res = kfd_open(ctx)
+        if res.known and not res.ok:
+            blocked.append(KFD)
+    for name in host.listdir("/dev/dri"):
+        if name.startswith("renderD"):
+            res = host.open_rw(f"/dev/dri/{name}")
+            if res.known and not res.ok:
+                blocked.append(f"/dev/dri/{name}")
+    return blocked
+
+
+def _unrecognized(
+    ctx: Context, text: str, agents: tuple[Agent, ...], evidence: list
+) -> CheckResult | None:
+    """rocminfo's "The GPU node has an unrecognized id": the runtime skipped a KFD GPU node.
+
+    The same words come from a runtime older than the GPU, from an override naming an ISA
+    the runtime lacks, from device nodes the runtime cannot open, and from foreign libraries
+    loaded in place of ROCm's (ROCm/ROCm#6233); each GPU is judged on what was read.
+    """
+    if _UNRECOGNIZED not in text:
+        return None
+    host = ctx.host
+    hit = ev("rocminfo", _UNRECOGNIZED)
+    listed = {a.node for a in agents}
+    skipped = [g for g in ctx.gpus() if g.node not in listed] or list(ctx.gpus())
+    named = ", ".join(f"{g.gfx} (node {g.node})" for g in skipped) or "a GPU node"
+    overrides = {k: v for k, v in host.env.items() if k.startswith("HSA_OVERRIDE_GFX_VERSION")}
+    if overrides:
+        k, v = next(iter(overrides.items()))
+        return result(
+            "rocminfo",
+            Status.WARN,
+            f"the runtime does not recognise {named} while {k}={v} is set",
+            details="An override naming an ISA this runtime has no code for gives the same message.",
+            evidence=[hit, ev(k, v), *evidence],
+            fix=f"Run once with {k} unset to see whether the runtime knows the GPU itself.",
+        )
+    blocked = _nodes_blocked(ctx)
+    if blocked:
+        return result(
+            "rocminfo",
+            Status.WARN,
+            f"the runtime could not create an agent for {named}; {', '.join(blocked)} do not open",
+            details="With the device nodes closed to this user the runtime cannot query the GPU, "
+            "so the message says nothing about the ROCm release (see device-nodes).",
+            evidence=[hit, *evidence],
+            fix="See the device-nodes check.",
+        )
+    version = system_rocm_version(host)
+    ev_version = ev("system ROCm", version or "not recorded")
+    old = [g for g in skipped if facts.rocm_predates(version, g.gfx)]
+    if old:
+        first = {g.gfx: facts.gfx_info(g.gfx).first_listed for g in old}  # type: ignore[union-attr]
+        g = old[0]
+        return result(
+            "rocminfo",
+            Status.FAIL,
+            f"ROCm {version} does not recognise {', '.join(f'{x.gfx} (node {x.node})' for x in old)};"
+            f" AMD lists {g.gfx} from ROCm {first[g.gfx]}",
+            details="The runtime skips a KFD GPU node whose ISA it has no code for: this ROCm "
+            "release predates the GPU. An override borrowing an older ISA is no fix.",
+            evidence=[hit, ev_version]
+            + [
+                ev(f"KFD node {x.node}", f"{x.gfx}, first listed in ROCm {first[x.gfx]}")
+                for x in old
+            ],
+            kb=["rocm-too-old-for-gpu"],
+            fix=f"Install ROCm {max(first.values(), key=facts.version_key)} or newer, with a PyTorch "
+            "wheel built for it.",
+        )
+    lists = [g for g in skipped if facts.rocm_predates(version, g.gfx) is False]
+    if skipped and len(lists) == len(skipped):
+        foreign = [
+            d
+            for d in (ctx.env("LD_LIBRARY_PATH") or "").split(":")
+            if d.strip() and "rocm" not in d.lower()
+        ]
+        why = (
+            f"; LD_LIBRARY_PATH puts {foreign[0]} ahead of ROCm's own libraries" if foreign else ""
+        )
+        return result(
+            "rocminfo",
+            Status.FAIL if foreign else Status.WARN,
+            f"ROCm {version} lists {named}, yet its runtime does not recognise it{why}",
+            details="A release that lists the GPU knows its ISA: something replaced the runtime's "
+            "own libraries or environment (a compiler environment script is a known case).",
+            evidence=[hit, ev_version]
+            + ([ev("LD_LIBRARY_PATH", ctx.env("LD_LIBRARY_PATH"))] if foreign else []),
+            kb=["rocm-library-version-mismatch"] if foreign else [],
+            ruled_out=["rocm-too-old-for-gpu"],
+            fix="Run rocminfo in a clean shell (env -u LD_LIBRARY_PATH rocminfo); remove what your "
+            "shell start-up files source."
+            if foreign
+            else "Run rocminfo in a clean shell (env -i PATH=/usr/bin:/bin rocminfo).",
+        )
+    return result(
+        "rocminfo",
+        Status.WARN,
+        f"the runtime does not recognise {named}"
+        + (f" (ROCm {version})" if version else " (ROCm release not recorded)")
+        + ": it may predate the GPU",
+        details="Which ROCm release first supports this GPU is not in rocmfix's table, or the "
+        "installed release is not recorded, so this stays a possibility.",
+        evidence=[hit, ev_version, *evidence],
+        kb=["rocm-too-old-for-gpu"],
+        fix="Compare the ROCm release with AMD's compatibility matrix for this GPU.",
     )
 
 

@@ -63,36 +63,46 @@ def effective_gfx(ctx: Context, physical: str) -> str:
 
 @check("math-libs-for-gfx", "rocBLAS / hipBLASLt kernels for the GPU")
 def check_math_libs(ctx: Context) -> CheckResult:
+    """Judge every GPU (discrete ones when an iGPU sits beside them) by the gfx it runs as."""
+    from rocmfix.probes.compat_view import runs_as
+
     gpus = [g for g in ctx.gpus() if not g.integrated] or list(ctx.gpus())
     if not gpus:
         return result("math-libs-for-gfx", Status.SKIP, "no GPU")
     probe = ctx.torch()
     if probe is not None and probe.flavour not in ("rocm", "unknown"):
         return result("math-libs-for-gfx", Status.SKIP, f"torch is a {probe.flavour} build")
-    gfx = effective_gfx(ctx, gpus[0].gfx)
-    folder, files = kernel_files(ctx, "rocblas", gfx)
+    targets = list(dict.fromkeys(runs_as(ctx, g.node, g.gfx) for g in gpus))
+    folder, _ = kernel_files(ctx, "rocblas", targets[0])
     if folder is None:
         return result("math-libs-for-gfx", Status.SKIP, "no rocBLAS library folder found")
-    evidence = [
-        ev(folder, f"{len(files)} file(s) for {gfx}" + (f", e.g. {files[0]}" if files else ""))
-    ]
-    lt_folder, lt_files = kernel_files(ctx, "hipblaslt", gfx)
-    if lt_folder:
-        evidence.append(ev(lt_folder, f"{len(lt_files)} file(s) for {gfx}"))
-    if not files:
+    evidence, missing, no_lt = [], [], []
+    for gfx in targets:
+        _, files = kernel_files(ctx, "rocblas", gfx)
+        evidence.append(
+            ev(folder, f"{len(files)} file(s) for {gfx}" + (f", e.g. {files[0]}" if files else ""))
+        )
+        lt_folder, lt_files = kernel_files(ctx, "hipblaslt", gfx)
+        if lt_folder:
+            evidence.append(ev(lt_folder, f"{len(lt_files)} file(s) for {gfx}"))
+        if not files:
+            missing.append(gfx)
+        elif lt_folder and not lt_files:
+            no_lt.append(gfx)
+    if missing:
         return result(
             "math-libs-for-gfx",
             Status.FAIL,
-            f"rocBLAS has no Tensile kernels for {gfx} in {folder}",
+            f"rocBLAS has no Tensile kernels for {', '.join(missing)} in {folder}",
             evidence=evidence,
             kb=["rocblas-tensile-missing"],
             fix="Use a ROCm/PyTorch build that includes this gfx, or an HSA_OVERRIDE_GFX_VERSION the gfx table names.",
         )
-    if lt_folder and not lt_files:
+    if no_lt:
         return result(
             "math-libs-for-gfx",
             Status.WARN,
-            f"rocBLAS has {gfx} kernels; hipBLASLt has none",
+            f"rocBLAS has {', '.join(no_lt)} kernels; hipBLASLt has none",
             evidence=evidence,
             kb=["hipblaslt-unsupported-arch"],
             fix="If GEMMs fail with a hipBLASLt message, export TORCH_BLAS_PREFER_HIPBLASLT=0.",
@@ -100,7 +110,7 @@ def check_math_libs(ctx: Context) -> CheckResult:
     return result(
         "math-libs-for-gfx",
         Status.OK,
-        f"rocBLAS kernels for {gfx} present ({len(files)} files)",
+        f"rocBLAS kernels for {', '.join(targets)} present",
         evidence=evidence,
         ruled_out=["rocblas-tensile-missing"],
     )

@@ -17,7 +17,7 @@ from rocmfix.host import Host
 from rocmfix.probes.base import CHECKS, CheckResult, Context, Status
 
 # Checks that read the torch probe when it is there but work without it.
-_USES_TORCH = frozenset({"rocm-libraries", "math-libs-for-gfx", "env-hsa-override"})
+_USES_TORCH = frozenset({"rocm-libraries", "math-libs-for-gfx", "env-hsa-override", "rocm-install"})
 _WORKERS = 12
 
 

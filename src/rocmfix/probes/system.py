@@ -42,6 +42,11 @@ def container_kind(host: Host) -> str | None:
         return "podman"
     if host.exists("/.dockerenv"):
         return "docker"
+    # systemd writes the container manager it detected here (lxc, lxc-libvirt,
+    # systemd-nspawn, docker, podman ...); under cgroup v2 /proc/1/cgroup is only "0::/".
+    detected = (host.read_text("/run/systemd/container") or "").strip()
+    if detected:
+        return "lxc" if detected.startswith("lxc") else detected
     cgroup = host.read_text("/proc/1/cgroup") or ""
     for needle, kind in (
         ("kubepods", "kubernetes"),
@@ -143,8 +148,11 @@ def check_container(ctx: Context) -> CheckResult:
     evidence += [ev(f"open {p} rw", r.describe()) for p, r in opens.items()]
     closed = [p for p, r in opens.items() if not r.ok and r.known]
     if closed:
+        from rocmfix.probes.access import NO_DEVICE_ERRNOS
+
         first = opens[closed[0]]
         perm = first.permission or (first.errno is None and not _in_group(host, closed[0]))
+        no_device = first.errno in NO_DEVICE_ERRNOS
         return result(
             "container",
             Status.FAIL,
@@ -153,9 +161,13 @@ def check_container(ctx: Context) -> CheckResult:
             details="The devices were passed in, but the process lacks the host's device group (or the "
             "container's device cgroup refuses them)."
             if perm
-            else "The host's KFD has no usable GPU behind /dev/kfd; fix the host first.",
+            else "The host's KFD has no usable GPU behind /dev/kfd; fix the host first."
+            if no_device
+            else f"The kernel refused the open with {first.errno}: neither a group nor a missing "
+            "device; compare with `rocminfo` on the host.",
             evidence=evidence,
-            kb=["kfd-permission-denied"] if perm else ["kfd-device-missing"],
+            kb=["kfd-permission-denied"] if perm else ["kfd-device-missing"] if no_device else [],
+            ruled_out=[] if perm else ["kfd-permission-denied"],
             fix=container_run_fix(host) if perm else "Run `rocmfix doctor` on the host.",
         )
     if not all(r.known for r in opens.values()):
@@ -251,6 +263,24 @@ def secure_boot_state(ctx: Context) -> tuple[bool | None, str]:
     return None, text or "mokutil unavailable and efivars unreadable"
 
 
+def _dkms_built_for_kernel(ctx: Context) -> str | None:
+    """The `dkms status` line of an amdgpu module installed for the running kernel, if any."""
+    res = ctx.host.run(["dkms", "status"], timeout=ctx.timeout)
+    kernel = kernel_release(ctx.host)
+    if not res.ok or not kernel:
+        return None
+    return next(
+        (
+            line.strip()
+            for line in res.stdout.splitlines()
+            if line.strip().startswith("amdgpu")
+            and kernel in line
+            and line.strip().endswith("installed")
+        ),
+        None,
+    )
+
+
 @check("secure-boot", "Secure Boot")
 def check_secure_boot(ctx: Context) -> CheckResult:
     enabled, how = secure_boot_state(ctx)
@@ -262,7 +292,29 @@ def check_secure_boot(ctx: Context) -> CheckResult:
     if not enabled:
         return result("secure-boot", Status.OK, "Secure Boot is off", evidence=evidence)
     dkms = ctx.host.exists("/sys/module/amdgpu/version")
-    if dkms or not ctx.host.exists("/sys/module/amdgpu"):
+    loaded = ctx.host.exists("/sys/module/amdgpu")
+    built = _dkms_built_for_kernel(ctx)
+    if not loaded and built and _amd_pci(ctx.host):
+        return result(
+            "secure-boot",
+            Status.FAIL,
+            "Secure Boot is on and amdgpu is not loaded although amdgpu-dkms is built for this "
+            "kernel: the unsigned module is refused",
+            evidence=[*evidence, ev("dkms status", built), ev("/sys/module/amdgpu", "absent")],
+            kb=["amdgpu-dkms-build-failure"],
+            fix="Enroll the DKMS signing key (sudo mokutil --import /var/lib/dkms/mok.pub, reboot, "
+            "confirm the enrollment) or turn Secure Boot off in the firmware settings.",
+        )
+    state = (ctx.host.read_text("/sys/module/amdgpu/initstate") or "").strip()
+    if dkms and state == "live":
+        # Loaded and live under Secure Boot: the module was signed with an enrolled key.
+        return result(
+            "secure-boot",
+            Status.OK,
+            "Secure Boot is on and the amdgpu-dkms module is loaded (signed with an enrolled key)",
+            evidence=[*evidence, ev("/sys/module/amdgpu/initstate", state)],
+        )
+    if dkms or not loaded:
         return result(
             "secure-boot",
             Status.WARN,

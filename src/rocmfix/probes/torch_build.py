@@ -71,9 +71,19 @@ def check_torch_build(ctx: Context) -> CheckResult:
     if probe.flavour == "unknown":
         kb = ["segfault-at-gpu-init"] if probe.signal == "SIGSEGV" else []
         kb += ["gpu-hang-or-reset"] if probe.timed_out and probe.stage == "init" else []
+        # HIP aborts the import-time device scan with this when no code object in torch
+        # fits a visible GPU (hip_code_object.cpp); the child's last words name it.
+        kb += ["no-binary-for-gpu"] if "hipErrorNoBinaryForGpu" in (probe.error or "") else []
         status = Status.FAIL if kb else Status.ERROR
         return result(
-            "torch-build", status, f"probing torch failed: {probe.error}", evidence=evidence, kb=kb
+            "torch-build",
+            status,
+            f"probing torch failed: {probe.error}",
+            evidence=evidence,
+            kb=kb,
+            fix="torch has no code for a visible GPU: see gpu-arch-vs-torch and env-hsa-override."
+            if "no-binary-for-gpu" in kb
+            else "",
         )
     if probe.flavour == "missing":
         return result(
@@ -481,6 +491,9 @@ def check_amdsmi(ctx: Context) -> CheckResult:
     if probe.flavour != "rocm":
         return result("amdsmi-bindings", Status.SKIP, f"not needed by a {probe.flavour} build")
     info = probe.amdsmi or {}
+    if "found" not in info:
+        # The live probe always answers; a record without the answer is unknown, not absent.
+        return result("amdsmi-bindings", Status.SKIP, "whether amdsmi imports was not recorded")
     evidence = [ev("import amdsmi", info.get("error") or "ok")]
     if info.get("found") and info.get("error"):
         return result(
@@ -514,6 +527,8 @@ def check_triton(ctx: Context) -> CheckResult:
     if problem or probe is None:
         return problem  # type: ignore[return-value]  # problem is set whenever probe is None
     info = probe.triton or {}
+    if "found" not in info:
+        return result("triton", Status.SKIP, "which triton is installed was not recorded")
     evidence = [
         ev("triton distribution", f"{info.get('dist')} {info.get('version')}"),
         ev("triton/backends/amd", info.get("amd_backend")),

@@ -590,18 +590,25 @@ def build_upstream(name: str, sc: dict) -> None:
     wsl = sc.get("wsl", False)
     if wsl:
         stats["/dev/dxg"] = _stat("root", 0, "crw-rw-rw-")
+    elif sc.get("no_module"):
+        pass  # amdgpu not loaded: no /sys/module/amdgpu
+    elif sc.get("amdgpu_builtin"):
+        # A built-in driver has /sys/module/amdgpu (parameters, uevent) but no initstate.
+        write(root, "/sys/module/amdgpu/uevent", "")
     else:
         write(root, "/sys/module/amdgpu/initstate", "live\n")
-        if sc.get("module_version"):
-            write(root, "/sys/module/amdgpu/version", sc["module_version"] + "\n")
+    if not wsl and sc.get("module_version"):
+        write(root, "/sys/module/amdgpu/version", sc["module_version"] + "\n")
     if sc.get("container") == "docker":
         write(root, "/.dockerenv", "")
     if sc.get("container") == "podman":
         write(root, "/run/.containerenv", "")
+    if sc.get("container") == "lxc":
+        write(root, "/run/systemd/container", "lxc\n")
     kfd_gpus = sc.get("kfd_gpus", [])
     topo = "/sys/class/kfd/kfd/topology/nodes"
-    if kfd_gpus or sc.get("kfd_node_errno"):
-        stats["/dev/kfd"] = _stat(dev_group, dev_gid)
+    if kfd_gpus or sc.get("kfd_node_errno") or sc.get("kfd_cpu_only"):
+        stats["/dev/kfd"] = _stat(dev_group, dev_gid, sc.get("kfd_mode", "crw-rw----"))
         errno = sc.get("kfd_node_errno") or sc.get("node_errno")
         rw["/dev/kfd"] = errno is None
         if errno:
@@ -630,7 +637,7 @@ def build_upstream(name: str, sc: dict) -> None:
         if g["device"] is not None:
             write(root, f"/sys/bus/pci/devices/{slot}/device", f"{g['device']:#06x}\n")
         node = f"/dev/dri/renderD{g['minor']}"
-        stats[node] = _stat(dev_group, dev_gid)
+        stats[node] = _stat(*sc.get("render_group", (dev_group, dev_gid)))
         errno = sc.get("node_errno")
         rw[node] = errno is None
         if errno:
@@ -644,6 +651,8 @@ def build_upstream(name: str, sc: dict) -> None:
         commands.append(_cmd(["dmesg"], 0, sc["dmesg"]))
     if "dkms" in sc:
         commands.append(_cmd(["dkms", "status"], 0, sc["dkms"]))
+    if "mokutil" in sc:
+        commands.append(_cmd(["mokutil", "--sb-state"], 0, sc["mokutil"]))
     if "rocminfo" in sc:
         rc, text = sc["rocminfo"]
         commands.append(_cmd(["rocminfo"], rc, text))
@@ -651,17 +660,19 @@ def build_upstream(name: str, sc: dict) -> None:
         write(root, f"{sc['rocm_dir']}/bin/rocminfo", "")
     if sc.get("rocm"):
         ver = sc["rocm"]
-        base = f"/opt/rocm-{ver}"
+        # Arch's packages install ROCm straight into /opt/rocm (no versioned directory).
+        base = "/opt/rocm" if sc.get("rocm_flat") else f"/opt/rocm-{ver}"
         major, minor, patch = ver.split(".")
         header = (
             f"#define ROCM_VERSION_MAJOR   {major}\n#define ROCM_VERSION_MINOR   {minor}\n"
             f"#define ROCM_VERSION_PATCH   {patch}\n"
         )
-        for where in (base, "/opt/rocm"):
+        for where in dict.fromkeys((base, "/opt/rocm")):
             write(root, f"{where}/.info/version", f"{ver}\n")
             write(root, f"{where}/include/rocm-core/rocm_version.h", header)
             write(root, f"{where}/lib/libhsa-runtime64.so.1", "")
-        links["/opt/rocm"] = base
+        if base != "/opt/rocm":
+            links["/opt/rocm"] = base
         commands.append(
             _cmd(
                 ["ldconfig", "-p"],
@@ -671,7 +682,10 @@ def build_upstream(name: str, sc: dict) -> None:
         )
     if sc.get("distro_rocm"):
         major, minor, patch = sc["distro_rocm"].split(".")
-        write(root, "/usr/lib64/libamdhip64.so.6", "")
+        hip_so = (
+            f"libamdhip64.so.{6 if int(major) < 7 else 7}"  # the HIP soname follows ROCm's major
+        )
+        write(root, f"/usr/lib64/{hip_so}", "")
         write(root, "/usr/lib64/libhsa-runtime64.so.1", "")
         write(
             root,
@@ -683,12 +697,14 @@ def build_upstream(name: str, sc: dict) -> None:
             _cmd(
                 ["ldconfig", "-p"],
                 0,
-                "\tlibamdhip64.so.6 (libc6,x86-64) => /lib64/libamdhip64.so.6\n",
+                f"\t{hip_so} (libc6,x86-64) => /lib64/{hip_so}\n",
             )
         )
     torch = None
     spec = sc.get("torch")
     python = f"/home/{user}/venv/bin/python" if uid else "/usr/bin/python3"
+    if sc.get("torch_raw"):
+        torch = {"python": python, **sc["torch_raw"]}  # a probe that died, as recorded
     if spec:
         site = spec["site"]
         torch = {
@@ -729,9 +745,9 @@ def build_upstream(name: str, sc: dict) -> None:
         "commands": commands,
         "stat": stats,
         "exists": exists,
-        "listdir": {
-            "/dev/dri": sorted(p.rsplit("/", 1)[1] for p in stats if p.startswith("/dev/dri/"))
-        },
+        "listdir": {}
+        if sc.get("dri_unrecorded")
+        else {"/dev/dri": sorted(p.rsplit("/", 1)[1] for p in stats if p.startswith("/dev/dri/"))},
         "links": links,
         "rw": rw,
         "rw_errno": rw_errno,

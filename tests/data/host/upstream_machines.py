@@ -439,3 +439,562 @@ MACHINES: dict[str, dict] = {
         },
     },
 }
+
+WSL_OOR = (
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+    "resources. This error may also occur when the core runtime library needs to spawn threads or "
+    "create internal OS-specific events.\n"
+)
+
+MACHINES.update(
+    {
+        "wsl-rx7800xt-rocm61-unsupported-gpu": {
+            "notes": "WSL2 (kernel 5.15.167.4-microsoft-standard-WSL2) with ROCm 6.1.0 and an RX 7800 XT "
+            "(gfx1101) beside a Ryzen 7500F: the WSL rocminfo stops at 'ROCR: unsupported GPU'. The card "
+            "was not on that WSL runtime's list; the thread asks when it will be.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/4068"],
+            "placeholders": ["distribution release (the post gives the kernel only)", "user name"],
+            "wsl": True,
+            "os": ("Ubuntu 22.04 LTS", "ubuntu", "22.04"),
+            "kernel": "5.15.167.4-microsoft-standard-WSL2",
+            "rocm": "6.1.0",
+            "rocminfo": (
+                1,
+                "ROCR: unsupported GPU\nhsa api call failure at: ./sources/wsl/tools/rocminfo/"
+                "rocminfo.cc:1087\n" + WSL_OOR,
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "warn": {"wsl"},
+                "skip": {"device-nodes", "gpu-list", "amdgpu-module"},
+                "first": "wsl-limitations",
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing", "no-gpu-visible"},
+            },
+        },
+        "wsl-rx7700xt-rocm623-unsupported-gpu": {
+            "notes": "WSL2 on Windows 11 (Adrenalin 24.12.1), Ubuntu 22.04.5, ROCm 6.2.3 from AMD's WSL "
+            "guide, RX 7700 XT (gfx1101): 'WSL environment detected. ROCR: unsupported GPU'. A second "
+            "user reports the same with an RX 6800S.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/4215"],
+            "placeholders": ["WSL kernel release (the post does not give it)", "user name"],
+            "wsl": True,
+            "os": ("Ubuntu 22.04.5 LTS", "ubuntu", "22.04"),
+            "kernel": "5.15.167.4-microsoft-standard-WSL2",
+            "rocm": "6.2.3",
+            "rocminfo": (
+                1,
+                "WSL environment detected.\nROCR: unsupported GPU\nhsa api call failure at: "
+                "/long_pathname_so_that_rpms_can_package_the_debug_info/src/rocminfo/rocminfo.cc:1306\n"
+                + WSL_OOR,
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "warn": {"wsl"},
+                "first": "wsl-limitations",
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing", "no-gpu-visible"},
+                "summary_has": {"rocminfo": "ROCm 6.2.3"},
+            },
+        },
+        "strix-halo-gfx1151-unrecognized-id-not-in-render": {
+            "notes": "Strix Halo laptop (KFD node 1 gfx_target_version 110501 = gfx1151): rocminfo says "
+            "'Agent creation failed. The GPU node has an unrecognized id.' A helper guessed an old ROCm "
+            "user space on new silicon; the user found the real cause: the account was not in render, "
+            "which blocked /dev/kfd.",
+            "sources": ["https://github.com/ultralytics/ultralytics/pull/24137"],
+            "placeholders": [
+                "PCI slot, render minor, SIMD count and VRAM of the APU",
+                "groups beyond render (only 'not in render' is stated)",
+                "distribution, kernel and ROCm release (not in the post)",
+                "rocminfo exit status",
+            ],
+            "user": "ultralytics",
+            "process_groups": ["ultralytics", "sudo", "video"],
+            "os": ("Ubuntu 24.04.3 LTS", "ubuntu", "24.04"),
+            "kernel": "6.14.0-29-generic",
+            "kfd_gpus": [kfd_gpu(1, 110501, None, 80, 0xC5, 128, 536870912)],
+            "node_errno": "EACCES",
+            "rocminfo": (
+                1,
+                "Warning: Agent creation failed.\nThe GPU node has an unrecognized id.\n",
+            ),
+            "expect": {
+                "fail": {"device-nodes", "user-groups"},
+                "warn": {"rocminfo"},
+                "first": "kfd-permission-denied",
+                "not_ranked": {"rocm-too-old-for-gpu", "kfd-device-missing"},
+            },
+        },
+        "rx9070xt-aocc-env-unrecognized-id": {
+            "notes": "RX 9070 XT (gfx1201) with ROCm 7.2.1 on Ubuntu 24.04.4 (ROCk module 6.16.13): after "
+            "sourcing AMD's AOCC 5.1.0 setenv_AOCC.sh, rocminfo says 'The GPU node has an unrecognized "
+            "id' and fails; without it rocminfo works. ROCm 7.2.1 lists gfx1201, so the release is not "
+            "too old: the compiler environment's libraries are.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/6233"],
+            "placeholders": [
+                "LD_LIBRARY_PATH value: setenv_AOCC.sh puts the AOCC lib directory first; the post "
+                "names the script, not the exact list",
+                "PCI slot, render minor, SIMD count and VRAM",
+                "kernel release",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.04.4 LTS", "ubuntu", "24.04"),
+            "kernel": "6.17.0-14-generic",
+            "module_version": "6.16.13",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x03, 128, 17095983104)],
+            "rocm": "7.2.1",
+            "env": {"LD_LIBRARY_PATH": "/opt/AMD/aocc-compiler-5.1.0/lib"},
+            "rocminfo": (
+                1,
+                "ROCk module version 6.16.13 is loaded\nWarning: Agent creation failed.\n"
+                "The GPU node has an unrecognized id.\n\nhsa api call failure at: /longer_pathname_so_"
+                "that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/rocm-systems/"
+                "projects/rocminfo/rocminfo.cc:299\nCall returned HSA_STATUS_ERROR_INVALID_ARGUMENT: "
+                "One of the actual arguments does not meet a precondition stated in the documentation "
+                "of the corresponding formal argument.\n",
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "first": "rocm-library-version-mismatch",
+                "not_ranked": {
+                    "rocm-too-old-for-gpu",
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                },
+                "summary_has": {"rocminfo": "ROCm 7.2.1 lists gfx1201"},
+            },
+        },
+        "docker-2x-gfx90a-render-gid-healthy": {
+            "notes": "AMD's ROCm dev image run as uid 1000 with --device=/dev/kfd --device=/dev/dri "
+            "--group-add video --group-add render: /dev/kfd and renderD128/129 are root:render, the image "
+            "has render at gid 109, and rocminfo lists two gfx90a agents. A working container.",
+            "sources": ["https://github.com/ROCm/ROCm-docker/pull/93"],
+            "placeholders": [
+                "user name (the shell says 'I have no name!')",
+                "marketing name, SIMD count, VRAM and PCI slots of the gfx90a devices",
+                "host kernel release and image OS release",
+                "torch (the post shows rocminfo only; recorded as collect --no-torch)",
+            ],
+            "user": "uid1000",
+            "process_groups": ["root", "video", "render"],
+            "container": "docker",
+            "device_group": ("render", 109),
+            "os": ("Ubuntu 20.04.4 LTS", "ubuntu", "20.04"),
+            "kernel": "5.15.0-46-generic",
+            "kfd_gpus": [
+                kfd_gpu(1, 90010, 0x740F, 416, 0x03, 128, 68702699520),
+                kfd_gpu(2, 90010, 0x740F, 416, 0x83, 129, 68702699520),
+            ],
+            "rocminfo": (
+                0,
+                rocminfo(
+                    "AMD EPYC 7713 64-Core Processor",
+                    [
+                        ("gfx90a", "AMD Instinct MI210", 1, 0x740F),
+                        ("gfx90a", "AMD Instinct MI210", 2, 0x740F),
+                    ],
+                ),
+            ),
+            "expect": {
+                "fail": set(),
+                "first": None,
+                "summary_has": {"container": "docker", "device-nodes": "open read-write"},
+            },
+        },
+        "hd8750m-gcn1-ubuntu2404-rocm62": {
+            "notes": "Laptop with an Intel i5-4200U and a Radeon HD 8750M (Mars, GCN1, a CHIP_OLAND id), "
+            "Ubuntu 24.04.1, ROCm 6.2.0 with amdgpu-dkms ('ROCk module version 6.8.5 is loaded'): "
+            "rocminfo lists only the CPU agent. No ROCm release supports GCN1.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/3897"],
+            "placeholders": [
+                "PCI slot 0000:01:00.0",
+                "/dev/dri (not in the post: recorded as unknown)",
+                "PCI device id 0x6600 (lspci names it 'Mars [Radeon HD 8670A/8670M/8750M]'; the post "
+                "gives the product only)",
+                "kernel release",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.04.1 LTS", "ubuntu", "24.04"),
+            "kernel": "6.8.0-45-generic",
+            "module_version": "6.8.5",
+            "kfd_cpu_only": True,
+            "dri_unrecorded": True,
+            "pci_only": [("0000:01:00.0", 0x6600)],
+            "rocm": "6.2.0",
+            "rocminfo": (0, rocminfo("Intel(R) Core(TM) i5-4200U CPU @ 1.60GHz", [])),
+            "expect": {
+                "fail": {"gpu-list", "rocminfo"},
+                "first": "unsupported-gpu-architecture",
+                "not_ranked": {"rocm-too-old-for-gpu", "kfd-permission-denied"},
+            },
+        },
+        "gfx1152-krackan-rocm10-hsa-generic-error": {
+            "notes": "Ryzen AI 5 340 laptop (Radeon 840M; KFD gfx_target_version 110502 = gfx1152, "
+            "device_id 0x1114, render minor 128), Linux Mint 22.3, kernel 7.0.0-31-generic with amdgpu "
+            "built in, ROCm 10.0.0: rocminfo (and torch) fail at HSA start with 'HSA_STATUS_ERROR: A "
+            "generic error has occurred', and the kernel log says 'Topology: Add dGPU node "
+            "[0x1002:0x1114]' for the APU on every kernel tried. The thread ties it to an amdgpu "
+            "regression between 6.12.12 and 6.14.14 (ROCm#5433); still open.",
+            "sources": ["https://github.com/ROCm/TheRock/issues/7952"],
+            "placeholders": [
+                "PCI slot, SIMD count and VRAM of the APU",
+                "the rocminfo lines before the quoted error",
+                "the prefix of the kernel log line (the post quotes 'Add dGPU node [0x1002:0x1114]')",
+                "user name",
+            ],
+            "os": ("Linux Mint 22.3", "linuxmint", "22.3"),
+            "kernel": "7.0.0-31-generic",
+            "amdgpu_builtin": True,
+            "kfd_gpus": [kfd_gpu(1, 110502, 0x1114, 16, 0xC4, 128, 536870912)],
+            "dmesg": "amdgpu: Topology: Add dGPU node [0x1002:0x1114]\n",
+            "rocm": "10.0.0",
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nhsa api call failure at: rocminfo.cc\n"
+                "Call returned HSA_STATUS_ERROR: A generic error has occurred.\n",
+            ),
+            "expect": {
+                "fail": {"rocminfo"},
+                "warn": {"kernel-log"},
+                "summary_has": {"kernel-log": "integrated GPU as a discrete one"},
+                "first": "no-gpu-visible",
+                "not_ranked": {
+                    "rocm-too-old-for-gpu",
+                    "unsupported-gpu-architecture",
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                },
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "mi210-beside-rx6600-stale-override": {
+            "notes": "An Instinct MI210 (KFD node 2, chip 0x740f, BDFID 17152 = 43:00.0, 104 CUs) beside an "
+            "RX 6600 (node 1) with a leftover HSA_OVERRIDE_GFX_VERSION for gfx1030: rocminfo lists the "
+            "MI210 as gfx1030 and work on it ends in 'Memory access fault by GPU node-2 ... Reason: "
+            "unknown'. The maintainer spotted gfx1030 for a gfx90a card; unsetting the variable fixed it.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/5238"],
+            "placeholders": [
+                "RX 6600 PCI slot 0000:03:00.0 and its device id 0x73ff (Navi 23 / gfx1032, the chip "
+                "of an RX 6600)",
+                "render minors, VRAM sizes",
+                "distribution, kernel and ROCm release (not in the excerpt)",
+                "user name",
+                "torch (not in the post; recorded as collect --no-torch)",
+            ],
+            "os": ("Ubuntu 24.04.2 LTS", "ubuntu", "24.04"),
+            "kernel": "6.11.0-26-generic",
+            "kfd_gpus": [
+                kfd_gpu(1, 100302, 0x73FF, 56, 0x03, 128, 8573157376),
+                kfd_gpu(2, 90010, 0x740F, 416, 0x43, 129, 68702699520),
+            ],
+            "env": {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+            "rocminfo": (
+                0,
+                rocminfo(
+                    "AMD Ryzen 9 7950X 16-Core Processor",
+                    [
+                        ("gfx1030", "AMD Radeon RX 6600", 1, 0x73FF),
+                        ("gfx1030", "AMD Instinct MI210", 2, 0x740F),
+                    ],
+                ),
+            ),
+            "expect": {
+                "fail": {"env-hsa-override", "rocminfo"},
+                "first": "memory-access-fault",
+                "not_ranked": {"integrated-gpu-selected", "kfd-permission-denied"},
+                "fix_has": {"env-hsa-override": "HSA_OVERRIDE_GFX_VERSION_1=10.3.0"},
+                "summary_has": {"rocminfo": "gfx90a"},
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "secure-boot-refuses-amdgpu-dkms-ubuntu2410": {
+            "notes": "Ubuntu 24.10, kernel 6.11.0-14-generic, ROCm 6.3.2 installed with amdgpu-dkms: the "
+            "module loaded right after installation, but after a reboot amdgpu would not load and "
+            "rocminfo said the ROCk module is not loaded. The cause the user found: Secure Boot refused "
+            "the module; turning it off fixed it.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/4328"],
+            "placeholders": [
+                "the GPU (not named in the post): PCI slot 0000:03:00.0, device id not recorded",
+                "the amdgpu-dkms version in the dkms status line (6.10.5 is ROCm 6.3's driver "
+                "series; the post says only that the module built and loaded)",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.10", "ubuntu", "24.10"),
+            "kernel": "6.11.0-14-generic",
+            "no_module": True,
+            "pci_only": [("0000:03:00.0", None)],
+            "dkms": "amdgpu/6.10.5-2109964.24.04, 6.11.0-14-generic, x86_64: installed\n",
+            "mokutil": "SecureBoot enabled\n",
+            "rocm": "6.3.2",
+            "rocminfo": (1, "ROCk module is NOT loaded, possibly no GPU devices\n"),
+            "expect": {
+                "fail": {"secure-boot", "amdgpu-module", "gpu-list", "rocminfo"},
+                "warn": {"dkms-status"},
+                "first": "amdgpu-dkms-build-failure",
+                "top3": {"kfd-device-missing"},
+                "not_ranked": {"kfd-permission-denied", "unsupported-gpu-architecture"},
+                "fix_has": {"secure-boot": "mokutil --import"},
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "rx9070xt-healthy-ubuntu2404-nightly-rocm64": {
+            "notes": "A stock Ubuntu 24.04.2 install with an RX 9070 XT and torch 2.9.0.dev20250705+rocm6.4: "
+            "torch names the device (gcnArchName gfx1201, 16304 MB, PCI bus 9) and a training benchmark "
+            "runs to the end. A working machine: doctor must not invent a cause.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/5040"],
+            "placeholders": [
+                "kernel release, render minor, SIMD count",
+                "torch's HIP version string and arch list (the rocm6.4 list of the 2.9 release in "
+                "rocmfix's wheel table; the post shows gfx1201 code running) and the Python version",
+                "user name (no system ROCm recorded: the wheel brings its own)",
+            ],
+            "os": ("Ubuntu 24.04.2 LTS", "ubuntu", "24.04"),
+            "kernel": "6.11.0-29-generic",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x09, 128, 17095983104)],
+            "torch": {
+                "flavour": "rocm",
+                "version": "2.9.0.dev20250705+rocm6.4",
+                "hip": "6.4.43482-0f2d60242",
+                "arch_list": [
+                    "gfx900",
+                    "gfx906",
+                    "gfx908",
+                    "gfx90a",
+                    "gfx942",
+                    "gfx1030",
+                    "gfx1100",
+                    "gfx1101",
+                    "gfx1102",
+                    "gfx1200",
+                    "gfx1201",
+                ],
+                "is_available": True,
+                "device_count": 1,
+                "python_version": "3.12.3",
+                "site": "/home/alex/venv/lib/python3.12/site-packages/torch/lib",
+            },
+            "expect": {
+                "fail": set(),
+                "first": None,
+                "summary_has": {"gpu-list": "gfx1201"},
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "fedora44-distro-rocm711-rx6900xt-comgr-segfault": {
+            "notes": "RX 6900 XT (gfx1030, 16368 MiB) on Fedora 44, kernel 7.1.8-200.fc44, with Fedora's own "
+            "ROCm 7.1.1 packages (rocm-hip 7.1.1): llama.cpp finds the device, then libamd_comgr "
+            "segfaults while compiling device code. Open upstream: a compiler bug, not a setup fault, so "
+            "doctor must name no cause and must read the distribution's ROCm in /usr.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/6619"],
+            "placeholders": [
+                "PCI slot, render minor and SIMD count",
+                "Fedora 44's release string in /etc/os-release",
+                "user name",
+                "torch (the post uses llama.cpp; recorded as collect --no-torch)",
+            ],
+            "os": ("Fedora Linux 44 (Workstation Edition)", "fedora", "44"),
+            "kernel": "7.1.8-200.fc44.x86_64",
+            "kfd_gpus": [kfd_gpu(1, 100300, None, 160, 0x03, 128, 17163091968)],
+            "distro_rocm": "7.1.1",
+            "expect": {
+                "fail": set(),
+                "first": None,
+                "summary_has": {"rocm-install": "7.1.1 from the distribution"},
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "arch-rx9070xt-kfd-einval": {
+            "notes": "Arch Linux, kernel 6.19.12-arch1-1, Arch's ROCm 7.2.2 packages (in /opt/rocm), RX 9070 "
+            "XT (Navi 48 at 03:00.0): rocminfo stops at 'Unable to open /dev/kfd read-write: Invalid "
+            "argument' although /dev/kfd is 0666 root:render (gid 989) and the user is in render. "
+            "EINVAL is neither a group problem nor a missing device; the thread does not establish the "
+            "cause, so doctor must flag the open and name none.",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/6166"],
+            "placeholders": [
+                "KFD node properties of the RX 9070 XT (gfx1201 follows from Navi 48), render minor "
+                "and its node's mode",
+                "gids of the user's groups other than render",
+            ],
+            "user": "x1unix",
+            "process_groups": [
+                "x1unix",
+                "sys",
+                "lock",
+                "vboxusers",
+                "wireshark",
+                "libvirt",
+                "docker",
+                "systemd-journal",
+                "video",
+                "uucp",
+                "render",
+                "kvm",
+                "input",
+                "disk",
+                "wheel",
+                "adm",
+                "plugdev",
+            ],
+            "device_group": ("render", 989),
+            "kfd_mode": "crw-rw-rw-",
+            "os": ("Arch Linux", "arch", ""),
+            "kernel": "6.19.12-arch1-1",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x03, 128, 17095983104)],
+            "kfd_node_errno": "EINVAL",
+            "rocm": "7.2.2",
+            "rocm_flat": True,
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nUnable to open /dev/kfd read-write: Invalid argument\n"
+                "x1unix is member of render group\n",
+            ),
+            "expect": {
+                "fail": {"device-nodes", "rocminfo"},
+                "first": None,
+                "not_ranked": {
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                    "rocm-too-old-for-gpu",
+                },
+                "fix_lacks": {"device-nodes": "usermod"},
+            },
+        },
+        "proxmox-lxc-rx9070xt-kfd-einval": {
+            "notes": "Unprivileged LXC container under Proxmox (Ubuntu 24.04 inside, ROCm 7.0.1) with an RX "
+            "9070 XT passed through: /dev/kfd is 0666 root:render, renderD128/129 are root:video, root is "
+            "in video and render, and rocminfo says 'Unable to open /dev/kfd read-write: Invalid "
+            "argument'. Not resolved in the thread: doctor must see the LXC container, flag the open "
+            "and not call it a group or a missing device.",
+            "sources": [
+                "https://github.com/ROCm/legacy-rocm-build/issues/5379",
+                "https://github.com/community-scripts/ProxmoxVE/pull/15401",
+            ],
+            "placeholders": [
+                "KFD topology as the container sees it (the host's sysfs; one gfx1201 node recorded)",
+                "gids of render and video inside the container",
+                "kernel release (the Proxmox host's)",
+            ],
+            "user": "root",
+            "container": "lxc",
+            "device_group": ("render", 993),
+            "render_group": ("video", 44),
+            "kfd_mode": "crw-rw-rw-",
+            "os": ("Ubuntu 24.04 LTS", "ubuntu", "24.04"),
+            "kernel": "6.14.11-2-pve",
+            "kfd_gpus": [kfd_gpu(1, 120001, None, 128, 0x03, 128, 17095983104)],
+            "kfd_node_errno": "EINVAL",
+            "rocm": "7.0.1",
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nUnable to open /dev/kfd read-write: Invalid argument\n"
+                "root is member of render group\n",
+            ),
+            "expect": {
+                "fail": {"container", "device-nodes", "rocminfo"},
+                "first": None,
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing"},
+                "summary_has": {"container": "lxc container"},
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "gfx1150-apu-amdgpu61414-regression": {
+            "notes": "Ryzen AI 9 HX PRO 370 (Radeon 890M, gfx1150, PCI 1002:150e) on Ubuntu 24.04.3, kernel "
+            "6.14.0-29-generic, Secure Boot on with the MOK enrolled, ROCm 7.0.1 with amdgpu-dkms 6.14.14: "
+            "rocminfo fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES, rocm-smi shows the device; the same "
+            "machine works with amdgpu 6.12.12. A driver regression (the kernel log registers the APU as "
+            "a dGPU, per TheRock#7952), for which the KB has no entry: doctor flags both signs and blames "
+            "neither Secure Boot nor groups.",
+            "sources": [
+                "https://github.com/ROCm/legacy-rocm-build/issues/5433",
+                "https://github.com/ROCm/TheRock/issues/7952",
+            ],
+            "placeholders": [
+                "PCI slot, render minor, SIMD count and VRAM of the APU",
+                "the dkms status line's package revision",
+                "the prefix of the kernel log line",
+                "user name",
+            ],
+            "os": ("Ubuntu 24.04.3 LTS", "ubuntu", "24.04"),
+            "kernel": "6.14.0-29-generic",
+            "module_version": "6.14.14",
+            "kfd_gpus": [kfd_gpu(1, 110500, 0x150E, 32, 0xC5, 128, 536870912)],
+            "dkms": "amdgpu/6.14.14-2212064.24.04, 6.14.0-29-generic, x86_64: installed\n",
+            "mokutil": "SecureBoot enabled\n",
+            "dmesg": "amdgpu: Topology: Add dGPU node [0x1002:0x150e]\n",
+            "rocm": "7.0.1",
+            "rocminfo": (
+                1,
+                "ROCk module is loaded\nhsa api call failure at: rocminfo.cc:1304\n" + OOR,
+            ),
+            "expect": {
+                "fail": set(),
+                "warn": {"kernel-log", "rocminfo"},
+                "first": None,
+                "not_ranked": {
+                    "amdgpu-dkms-build-failure",
+                    "kfd-permission-denied",
+                    "rocm-too-old-for-gpu",
+                    "unsupported-gpu-architecture",
+                },
+                "summary_has": {"secure-boot": "signed with an enrolled key"},
+            },
+        },
+    }
+)
+
+MACHINES.update(
+    {
+        "docker-gfx90c-apu-no-binary-abort": {
+            "notes": "rocm/pytorch:latest (2022) on a Vega APU (gfx90c): `torch.cuda.is_available()` aborts "
+            "with 'hipErrorNoBinaryForGpu: Unable to find code object for all current devices!'; with "
+            "HSA_OVERRIDE_GFX_VERSION=9.0.0 it returns True. torch has no gfx90c code (rocmfix does "
+            "not plan that override: gfx900's kernels are gone from current wheels).",
+            "sources": ["https://github.com/ROCm/legacy-rocm-build/issues/1743"],
+            "placeholders": [
+                "the APU's KFD node properties (gfx90c stated), render minor, VRAM carve-out",
+                "host kernel release and image OS release",
+                "torch version (the probe died before reporting it)",
+            ],
+            "user": "root",
+            "container": "docker",
+            "os": ("Ubuntu 20.04.4 LTS", "ubuntu", "20.04"),
+            "kernel": "5.15.0-41-generic",
+            "kfd_gpus": [kfd_gpu(1, 90012, None, 28, 0x05, 128, 536870912)],
+            "torch_raw": {
+                "flavour": "unknown",
+                "error": 'probe killed by SIGABRT at init: "hipErrorNoBinaryForGpu: Unable to find '
+                'code object for all current devices!"',
+                "stage": "init",
+                "signal": "SIGABRT",
+            },
+            "expect": {
+                "fail": {"torch-build"},
+                "first": "no-binary-for-gpu",
+                "not_ranked": {"kfd-permission-denied", "kfd-device-missing"},
+            },
+        },
+    }
+)

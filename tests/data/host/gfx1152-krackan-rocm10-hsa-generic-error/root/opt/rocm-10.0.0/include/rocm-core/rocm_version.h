@@ -1,0 +1,3 @@
+#define ROCM_VERSION_MAJOR   10
+#define ROCM_VERSION_MINOR   0
+#define ROCM_VERSION_PATCH   0

@@ -1,0 +1,300 @@
+"""Generic doctor rules, checked on variations of real fixtures rather than one machine each.
+
+Each test takes a machine from tests/data/host, changes the one value the rule is about, and
+checks that the verdict follows that value: every GPU is judged, a cause another check rules
+out is never ranked, a claim names what it read, and what was not recorded stays unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rocmfix import facts
+from rocmfix.probes import Status, root_causes, run_checks
+from rocmfix.snapshot import SnapshotHost
+
+HOSTS = Path(__file__).parent / "data" / "host"
+AOCC = "rx9070xt-aocc-env-unrecognized-id"
+UNRECOGNIZED = "Warning: Agent creation failed.\nThe GPU node has an unrecognized id.\n"
+
+
+def _variant(tmp_path: Path, name: str, change) -> SnapshotHost:  # type: ignore[no-untyped-def]
+    dest = tmp_path / name
+    shutil.copytree(HOSTS / name, dest)
+    data = json.loads((dest / "snapshot.json").read_text())
+    change(data, dest / "root")
+    (dest / "snapshot.json").write_text(json.dumps(data))
+    return SnapshotHost(dest)
+
+
+def _run(host: SnapshotHost, ids: list[str] | None = None) -> dict:
+    return {r.id: r for r in run_checks(host, python=host.python, ids=ids)}
+
+
+def _set_rocm(root: Path, version: str | None) -> None:
+    for where in ("opt/rocm", "opt/rocm-7.2.1"):
+        info = root / where / ".info" / "version"
+        header = root / where / "include" / "rocm-core" / "rocm_version.h"
+        if version is None:
+            info.unlink(missing_ok=True)
+            header.unlink(missing_ok=True)
+            continue
+        major, minor, patch = version.split(".")
+        info.write_text(version + "\n")
+        header.write_text(
+            f"#define ROCM_VERSION_MAJOR {major}\n#define ROCM_VERSION_MINOR {minor}\n"
+            f"#define ROCM_VERSION_PATCH {patch}\n"
+        )
+
+
+def _env(data: dict, **values: str | None) -> None:
+    for key, value in values.items():
+        if value is None:
+            data["env"].pop(key, None)
+        else:
+            data["env"][key] = value
+
+
+def test_unrecognized_id_under_a_release_older_than_the_gpu_is_rocm_too_old(
+    tmp_path: Path,
+) -> None:
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, "6.3.0")
+        _env(data, LD_LIBRARY_PATH=None)
+
+    results = _run(_variant(tmp_path, AOCC, change))
+    info = results["rocminfo"]
+    assert info.status is Status.FAIL and info.kb_ids == ("rocm-too-old-for-gpu",)
+    assert "ROCm 6.3.0" in info.summary and "6.4.1" in info.summary
+    assert root_causes(results.values())[0]["id"] == "rocm-too-old-for-gpu"
+
+
+def test_unrecognized_id_under_a_release_that_lists_the_gpu_rules_out_too_old(
+    tmp_path: Path,
+) -> None:
+    results = _run(_variant(tmp_path, AOCC, lambda d, r: _env(d, LD_LIBRARY_PATH=None)))
+    info = results["rocminfo"]
+    assert info.status is Status.WARN and not info.kb_ids
+    assert "rocm-too-old-for-gpu" in info.ruled_out
+    assert "rocm-too-old-for-gpu" not in {c["id"] for c in root_causes(results.values(), 99)}
+
+
+def test_unrecognized_id_with_the_release_unknown_is_only_a_possibility(tmp_path: Path) -> None:
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, None)
+        _env(data, LD_LIBRARY_PATH=None)
+
+    results = _run(_variant(tmp_path, AOCC, change))
+    info = results["rocminfo"]
+    assert info.status is Status.WARN and info.kb_ids == ("rocm-too-old-for-gpu",)
+    assert "not recorded" in info.summary
+    cause = root_causes(results.values())[0]
+    assert cause["id"] == "rocm-too-old-for-gpu" and cause["confidence"] < 0.5
+
+
+def test_unrecognized_id_under_an_override_blames_no_release(tmp_path: Path) -> None:
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, "6.3.0")
+        _env(data, LD_LIBRARY_PATH=None, HSA_OVERRIDE_GFX_VERSION="11.0.0")
+
+    info = _run(_variant(tmp_path, AOCC, change), ["rocminfo"])["rocminfo"]
+    assert info.status is Status.WARN and not info.kb_ids
+    assert "HSA_OVERRIDE_GFX_VERSION=11.0.0" in info.summary
+
+
+def test_unrecognized_id_with_closed_device_nodes_blames_no_release(tmp_path: Path) -> None:
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, "6.3.0")
+        _env(data, LD_LIBRARY_PATH=None)
+        for node in data["rw"]:
+            data["rw"][node] = False
+            data["rw_errno"][node] = "EACCES"
+
+    results = _run(_variant(tmp_path, AOCC, change))
+    assert not results["rocminfo"].kb_ids
+    assert root_causes(results.values())[0]["id"] == "kfd-permission-denied"
+
+
+def test_each_gpu_is_judged_the_gpu_the_runtime_skipped_is_named(tmp_path: Path) -> None:
+    """Two GPUs: rocminfo lists the gfx1100 and skips the gfx1201; ROCm 6.2 predates only the latter."""
+
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, "6.2.0")
+        _env(data, LD_LIBRARY_PATH=None)
+        node = root / "sys/class/kfd/kfd/topology/nodes/2"
+        node.mkdir(parents=True)
+        (node / "properties").write_text(
+            "simd_count 192\ngfx_target_version 110000\nvendor_id 4098\nlocation_id 2048\n"
+            "drm_render_minor 129\n"
+        )
+        agent = (
+            "*******\nAgent 2\n*******\n  Name:                    gfx1100\n"
+            "  Marketing Name:          AMD Radeon RX 7900 XTX\n  Node:                    2\n"
+            "  Device Type:             GPU\n"
+        )
+        data["commands"] = [c for c in data["commands"] if c["argv"] != ["rocminfo"]]
+        data["commands"].append(
+            {"argv": ["rocminfo"], "returncode": 0, "stdout": UNRECOGNIZED + agent, "stderr": ""}
+        )
+
+    info = _run(_variant(tmp_path, AOCC, change), ["rocminfo"])["rocminfo"]
+    assert info.status is Status.FAIL and info.kb_ids == ("rocm-too-old-for-gpu",)
+    assert "gfx1201 (node 1)" in info.summary and "gfx1100" not in info.summary
+
+
+def test_a_kfd_gpu_rocminfo_does_not_list_is_reported(tmp_path: Path) -> None:
+    name = "docker-2x-gfx90a-render-gid-healthy"
+
+    def drop_second_agent(data: dict, root: Path) -> None:
+        for cmd in data["commands"]:
+            if cmd["argv"] == ["rocminfo"]:
+                cmd["stdout"] = cmd["stdout"].split("*******\nAgent 3")[0] + "*** Done ***\n"
+
+    info = _run(_variant(tmp_path, name, drop_second_agent), ["rocminfo"])["rocminfo"]
+    assert info.status is Status.WARN and "2 (gfx90a)" in info.summary
+
+    def hidden(data: dict, root: Path) -> None:
+        drop_second_agent(data, root)
+        _env(data, ROCR_VISIBLE_DEVICES="0")
+
+    assert _run(_variant(tmp_path / "h", name, hidden), ["rocminfo"])["rocminfo"].status is (
+        Status.OK
+    )
+
+
+def test_gpu_list_names_every_card_kfd_left_out(tmp_path: Path) -> None:
+    def second_card(data: dict, root: Path) -> None:
+        slot = root / "sys/bus/pci/devices/0000:02:00.0"
+        slot.mkdir(parents=True)
+        (slot / "vendor").write_text("0x1002\n")
+        (slot / "class").write_text("0x030000\n")
+        (slot / "device").write_text("0x67df\n")  # Polaris10 (gfx803)
+
+    listing = _run(_variant(tmp_path, "hd8750m-gcn1-ubuntu2404-rocm62", second_card), ["gpu-list"])
+    summary = listing["gpu-list"].summary
+    assert "0000:01:00.0" in summary and "0000:02:00.0" in summary and "gfx803" in summary
+
+
+def test_render_nodes_not_recorded_read_as_unknown_not_as_missing(tmp_path: Path) -> None:
+    results = _run(SnapshotHost(HOSTS / "hd8750m-gcn1-ubuntu2404-rocm62"), ["device-nodes"])
+    nodes = results["device-nodes"]
+    assert nodes.status is Status.SKIP and not nodes.kb_ids
+
+
+def test_release_comparison_is_unknown_without_both_versions() -> None:
+    assert facts.rocm_predates("6.3.0", "gfx1201") is True
+    assert facts.rocm_predates("6.4.1", "gfx1201") is False
+    assert facts.rocm_predates("10.0.0", "gfx1201") is False
+    assert facts.rocm_predates(None, "gfx1201") is None
+    assert facts.rocm_predates("6.2.0", "gfx1151") is None  # first release not established
+    assert facts.rocm_predates("garbage", "gfx1100") is None
+
+
+def _fixture_names() -> list[str]:
+    return sorted(p.name for p in HOSTS.iterdir() if (p / "snapshot.json").exists())
+
+
+@pytest.mark.parametrize("name", _fixture_names())
+def test_no_ranked_cause_is_ruled_out_and_every_named_cause_shows_evidence(name: str) -> None:
+    results = _run(SnapshotHost(HOSTS / name))
+    ruled = {k for r in results.values() for k in r.ruled_out}
+    assert not {c["id"] for c in root_causes(results.values(), 99)} & ruled
+    for res in results.values():
+        if res.kb_ids and res.status in (Status.FAIL, Status.WARN):
+            assert res.evidence, f"{res.id} names {res.kb_ids} without showing what it read"
+
+
+def _second_kfd_gpu(root: Path, node: int, version: int, bus: int, minor: int) -> None:
+    props = root / f"sys/class/kfd/kfd/topology/nodes/{node}/properties"
+    props.parent.mkdir(parents=True)
+    props.write_text(
+        f"simd_count 80\ngfx_target_version {version}\nvendor_id 4098\n"
+        f"location_id {bus << 8}\ndrm_render_minor {minor}\n"
+    )
+
+
+def test_math_libraries_are_judged_for_every_gpu_not_the_first(tmp_path: Path) -> None:
+    """A gfx1031 beside the gfx1100: the wheel's rocBLAS has gfx1100 files only."""
+    host = _variant(
+        tmp_path,
+        "rx7900xtx-healthy",
+        lambda data, root: _second_kfd_gpu(root, 2, 100301, 0x0B, 129),
+    )
+    libs = _run(host, ["math-libs-for-gfx"])["math-libs-for-gfx"]
+    assert libs.status is Status.FAIL and "gfx1031" in libs.summary
+    assert "gfx1100" not in libs.summary
+
+
+def test_math_libraries_follow_each_gpus_own_override(tmp_path: Path) -> None:
+    def change(data: dict, root: Path) -> None:
+        _second_kfd_gpu(root, 2, 100301, 0x0B, 129)
+        _env(data, HSA_OVERRIDE_GFX_VERSION_2="10.3.0")
+
+    libs = _run(_variant(tmp_path, "rx7900xtx-healthy", change), ["math-libs-for-gfx"])
+    assert libs["math-libs-for-gfx"].status is Status.OK
+    assert "gfx1030" in libs["math-libs-for-gfx"].summary
+
+
+def test_an_lxc_container_is_told_to_fix_its_device_config_not_to_run_usermod(
+    tmp_path: Path,
+) -> None:
+    def refused(data: dict, root: Path) -> None:
+        data["rw_errno"]["/dev/kfd"] = "EACCES"
+        for cmd in data["commands"]:
+            if cmd["argv"] == ["rocminfo"]:
+                cmd["stdout"] = cmd["stdout"].replace("Invalid argument", "Permission denied")
+
+    results = _run(_variant(tmp_path, "proxmox-lxc-rx9070xt-kfd-einval", refused))
+    assert results["container"].summary.startswith("lxc container")
+    assert "/etc/pve/lxc" in results["device-nodes"].fix
+    assert "usermod" not in results["device-nodes"].fix
+    assert root_causes(results.values())[0]["id"] == "kfd-permission-denied"
+
+
+def test_a_dgpu_topology_line_is_only_flagged_for_a_gpu_the_topology_shows_integrated(
+    tmp_path: Path,
+) -> None:
+    name = "gfx1152-krackan-rocm10-hsa-generic-error"
+    assert _run(SnapshotHost(HOSTS / name), ["kernel-log"])["kernel-log"].status is Status.WARN
+
+    def other_device(data: dict, root: Path) -> None:
+        for cmd in data["commands"]:
+            if cmd["argv"] == ["dmesg"]:
+                cmd["stdout"] = "amdgpu: Topology: Add dGPU node [0x1002:0x744c]\n"
+
+    log = _run(_variant(tmp_path, name, other_device), ["kernel-log"])["kernel-log"]
+    assert log.status is Status.OK
+
+
+def _install_rocm(root: Path, version: str) -> None:
+    (root / "opt/rocm/.info").mkdir(parents=True, exist_ok=True)
+    (root / "opt/rocm/.info/version").write_text(version + "\n")
+
+
+def test_a_system_rocm_older_than_the_gpu_is_a_possible_cause_while_nothing_works(
+    tmp_path: Path,
+) -> None:
+    def change(data: dict, root: Path) -> None:
+        _set_rocm(root, "6.3.0")
+        _env(data, LD_LIBRARY_PATH=None)
+        data["commands"] = [c for c in data["commands"] if c["argv"] != ["rocminfo"]]
+
+    install = _run(_variant(tmp_path, AOCC, change), ["rocm-install"])["rocm-install"]
+    assert install.status is Status.WARN and install.kb_ids == ("rocm-too-old-for-gpu",)
+    assert "6.4.1" in install.summary
+
+
+def test_an_old_system_rocm_is_not_blamed_when_torch_sees_the_gpu(tmp_path: Path) -> None:
+    host = _variant(
+        tmp_path,
+        "rx9070xt-healthy-ubuntu2404-nightly-rocm64",
+        lambda data, root: _install_rocm(root, "6.2.0"),
+    )
+    results = _run(host)
+    assert results["rocm-install"].status is Status.OK and not results["rocm-install"].kb_ids
+    assert "torch uses its own runtime" in results["rocm-install"].summary
+    assert root_causes(results.values()) == []
