@@ -245,7 +245,9 @@ def main() -> int:
             py = args.venv / "bin" / "python"
             compile_venv(py)
         else:
-            where = tmpd / "venv"
+            # A kept venv is built where it stays: its scripts name their interpreter's path.
+            where = Path(tempfile.gettempdir()) / "rocmfix-bench-venv" if args.keep_venv else tmpd / "venv"
+            shutil.rmtree(where, ignore_errors=True)
             print(f"installing {repo} non-editable into a fresh venv ({where}) ...", flush=True)
             py = make_venv(repo, where)
         # A clean HOME-independent cache, as a first-time user has it; warmed once below.
@@ -346,10 +348,7 @@ def main() -> int:
             f"            ratio vs grep 30: {fr:.1f} (target <= 3)  {'PASS' if fr <= 3 else 'FAIL'}"
         )
         if args.keep_venv and not args.venv:
-            keep = Path(tempfile.gettempdir()) / "rocmfix-bench-venv"
-            shutil.rmtree(keep, ignore_errors=True)
-            shutil.move(str(tmpd / "venv"), keep)
-            print(f"venv kept at {keep} (reuse with --venv {keep})")
+            print(f"venv kept at {py.parent.parent} (reuse with --venv {py.parent.parent})")
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
