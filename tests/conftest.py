@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from _fakes import Machine, fake_machine
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 TAXONOMY = DATA / "kb-taxonomy.yaml"
@@ -25,3 +27,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for var in ("LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+@pytest.fixture
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """A throwaway machine with the fake system tools (tests/_fakes.py), for action tests."""
+    return fake_machine(tmp_path, monkeypatch)

@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from _fakes import FAKEBIN, Machine
 from rocmfix.actions import (
     ACTIONS,
     ActionError,
     ChangedSinceError,
-    Context,
     GpuInfo,
     apply_plan,
     history,
@@ -27,56 +26,6 @@ from rocmfix.actions import (
     plan_action,
     undo,
 )
-
-FAKEBIN = Path(__file__).parent / "fakebin"
-
-
-class Machine:
-    def __init__(self, root: Path) -> None:
-        self.home = root / "home"
-        self.state = root / "state" / "rocmfix"
-        self.fake = root / "fake"
-        self.home.mkdir()
-        self.fake.mkdir()
-
-    def ctx(self, **kw: object) -> Context:
-        base: dict[str, object] = {
-            "home": self.home,
-            "env": dict(os.environ),
-            "user": "alice",
-            "is_root": True,
-            "gpus": (),
-        }
-        base.update(kw)
-        return Context(**base)  # type: ignore[arg-type]
-
-    def calls(self) -> list[list[str]]:
-        path = self.fake / "calls.jsonl"
-        if not path.exists():
-            return []
-        return [
-            [row["tool"], *row["argv"]] for row in map(json.loads, path.read_text().splitlines())
-        ]
-
-    def fake_state(self, name: str, value: object) -> None:
-        (self.fake / name).write_text(json.dumps(value))
-
-    def read_fake(self, name: str) -> object:
-        return json.loads((self.fake / name).read_text())
-
-
-@pytest.fixture
-def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    m = Machine(tmp_path)
-    monkeypatch.setenv("HOME", str(m.home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("FAKEBIN_STATE", str(m.fake))
-    monkeypatch.setenv("FAKEBIN_PYTHON", sys.executable)
-    monkeypatch.setenv("PATH", f"{FAKEBIN}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("SHELL", "/bin/bash")
-    for var in ("MIOPEN_CUSTOM_CACHE_DIR", "MIOPEN_USER_DB_PATH", "ZDOTDIR", "XDG_CONFIG_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    return m
 
 
 def test_every_required_action_id_is_registered() -> None:

@@ -207,7 +207,7 @@ def test_counts_read_as_words_in_both_languages(
     log.write_text("".join(f"step {i}\n" for i in range(30)) + "RuntimeError: HIP out of memory\n")
     main(["explain", "--lang", "zh", "--file", str(log)])
     out = capsys.readouterr().out
-    assert "字节" in out and "位于第 31 行:" in out, out[:400]
+    assert "字节" in out and "位于第 31 行：" in out, out[:400]
 
 
 def test_top_zero_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

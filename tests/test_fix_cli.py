@@ -316,3 +316,57 @@ def test_an_unknown_check_id_lists_the_known_ones(capsys: pytest.CaptureFixture[
     assert main(["doctor", "--check", "bogus"]) == 2
     err = capsys.readouterr().err
     assert "bogus" in err and "gpu-arch-vs-torch" in err and "docs/checks.md" not in err
+
+
+NUMBERED_KB = """\
+schema: rocmfix.kb/1
+entries:
+  - id: test-numbered
+    severity: error
+    priority: 50
+    title: {en: "Numbered fixes"}
+    summary: {en: "An entry whose first fix needs a value no log gives."}
+    explanation: {en: "Used by the numbering test."}
+    signatures:
+      - literal: 'ZZNUMBERED failure'
+        weight: 1.0
+    fixes:
+      - text: {en: "Only with a value: {never_found}."}
+        when: [never_found]
+        risk: low
+        root: false
+      - text: {en: "Check the cable by hand."}
+        risk: low
+        root: false
+      - action: set-env
+        params: {HSA_OVERRIDE_GFX_VERSION: "10.3.0"}
+        risk: medium
+        root: false
+        text: {en: "Set the override."}
+    references:
+      - https://rocm.docs.amd.com/
+"""
+
+
+def test_a_fix_has_the_same_number_in_kb_show_explain_and_fix_pick(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kb = tmp_path / "numbered.yaml"
+    kb.write_text(NUMBERED_KB)
+    assert main(["kb", "--kb", str(kb), "show", "test-numbered", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["fixes"]
+    assert [f.get("action") for f in shown] == [None, None, "set-env"]  # fix 3 is the action
+    assert main(["fix", "test-numbered", "--kb", str(kb), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [o["number"] for o in data["offers"]] == [3] and data["manual_numbers"] == [2]
+    assert main(["fix", "test-numbered", "--kb", str(kb)]) == 0
+    out = capsys.readouterr().out
+    assert "fix 2, to do by hand:" in out and "fix 3: set-env" in out and "fix 1" not in out
+    assert main(["explain", "--kb", str(kb), "ZZNUMBERED failure"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "3. Set the override." in out and "2. Check the cable" in out, out
+    assert "1. Set the override" not in out and "1. Check the cable" not in out
+    assert main(["fix", "test-numbered", "--kb", str(kb), "--apply", "-y", "--pick", "2"]) == 2
+    assert "done by hand" in capsys.readouterr().err
+    assert main(["fix", "test-numbered", "--kb", str(kb), "--apply", "-y", "--pick", "3"]) == 0
+    assert "HSA_OVERRIDE_GFX_VERSION='10.3.0'" in (home / ".bashrc").read_text()

@@ -157,20 +157,31 @@ def test_hostlist_compression_keeps_widths_and_gaps() -> None:
     assert fleet.compress(names) == "gpu10, gpu[001-003,007,009], login"
 
 
-def test_a_thousand_generated_nodes_are_summarized_in_under_two_seconds(
+def test_a_thousand_generated_nodes_are_summarized_in_linear_time(
     tmp_path: Path, reports: dict[str, dict], capsys: pytest.CaptureFixture[str]
 ) -> None:
     names = list(reports)
-    for i in range(1000):
-        doc = reports[names[0] if i % 5 else names[1 + (i // 5) % 3]]
-        (tmp_path / f"doctor-node{i:04d}.json").write_text(json.dumps(doc, indent=1))
-    start = time.perf_counter()
-    code = main(["fleet", "summarize", str(tmp_path), "--json"])
-    elapsed = time.perf_counter() - start
-    s = json.loads(capsys.readouterr().out)
-    assert code == 1 and s["nodes"] == 1000
-    assert sum(g["count"] for g in s["groups"]) == 1000
-    assert elapsed < 2.0, f"{elapsed:.2f} s"
+
+    def summarize(count: int) -> float:
+        folder = tmp_path / str(count)
+        folder.mkdir()
+        for i in range(count):
+            doc = reports[names[0] if i % 5 else names[1 + (i // 5) % 3]]
+            (folder / f"doctor-node{i:04d}.json").write_text(json.dumps(doc, indent=1))
+        start = time.perf_counter()
+        code = main(["fleet", "summarize", str(folder), "--json"])
+        elapsed = time.perf_counter() - start
+        s = json.loads(capsys.readouterr().out)
+        assert code == 1 and s["nodes"] == count
+        assert sum(g["count"] for g in s["groups"]) == count
+        return elapsed
+
+    summarize(20)  # warm: imports and the first parse are paid once
+    small = summarize(100)
+    large = summarize(1000)
+    # Measured against 100 nodes in the same run (a loaded box slows both): ten times the
+    # nodes may take ten times as long, never the hundred times of pairwise grouping.
+    assert large < 25 * small + 0.5, f"1000 nodes {large:.2f} s, 100 nodes {small:.2f} s"
 
 
 def test_nodes_checked_with_no_torch_are_not_called_healthy_and_stdin_is_read(

@@ -197,6 +197,14 @@ async def test_typing_stays_responsive_while_a_50mb_paste_is_matched() -> None:
         screen = app.screen
         assert isinstance(screen, PasteScreen)
         area = screen.area
+        # the baseline: the same keys on this box, in this run, with nothing being matched
+        baseline = 0.0
+        for key in "still typing":
+            started = time.perf_counter()
+            await pilot.press(key)
+            baseline = max(baseline, time.perf_counter() - started)
+        await pilot.press("ctrl+l")
+        await settle(app, pilot)
         area.load_log(big)
         assert len(area.text) < BIG_PASTE, "only the tail of a huge paste enters the text area"
         area.move_cursor(area.document.end)
@@ -207,9 +215,9 @@ async def test_typing_stays_responsive_while_a_50mb_paste_is_matched() -> None:
             slowest = max(slowest, time.perf_counter() - started)
         assert area.text.endswith("still typing")
         await settle(app, pilot, rounds=6)
-        # 1 s: a blocked UI shows up as seconds; a loaded 2-core CI box gives 0.5-0.7 s stalls
-        # while the matcher thread holds the GIL (seen once in a fresh-clone run).
-        assert slowest < 1.0, f"a keypress took {slowest:.2f}s"
+        # Relative to the idle baseline, so a loaded box slows both alike: a UI blocked by
+        # the match (a thread holding the GIL for seconds) is many times the baseline.
+        assert slowest < 4 * baseline + 0.25, f"a keypress took {slowest:.2f}s, idle {baseline:.2f}s"
         ready = [m for m in messages if isinstance(m, MatchesReady)]
         assert ready and ready[-1].explanation.matches[0].entry.id == "no-binary-for-gpu"
         assert ready[-1].explanation.excerpt.bytes > 50_000_000
@@ -303,3 +311,49 @@ async def test_paste_area_ranks_a_typed_error_after_a_pause() -> None:
         await pilot.pause(0.5)
         await settle(app, pilot)
         assert options.option_count == 0
+
+
+async def test_the_detail_screen_speaks_chinese_in_a_chinese_session() -> None:
+    from textual.widgets import Label, Static
+
+    session = Session(lang="zh")
+    app = RocmfixApp(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        entry = session.kb().get("gpu-out-of-memory")
+        app.push_screen(DetailScreen(entry=entry))
+        await settle(app, pilot)
+        shown = " ".join(
+            str(w.render()) for w in app.screen.query(Label).results()
+        ) + " ".join(str(w.render()) for w in app.screen.query(Static).results())
+        assert "注意：" in shown and "修复" in shown and "参考资料" in shown, shown
+        for english in ("Caveat:", "Fixes", "This machine", "References", "Press c"):
+            assert english not in shown, english
+
+
+async def test_chinese_prose_on_the_detail_screen_is_wrapped_between_characters() -> None:
+    from rich.cells import cell_len
+
+    from rocmfix.screens.detail import Prose
+
+    session = Session(lang="zh")
+    app = RocmfixApp(session)
+    async with app.run_test(size=(90, 60)) as pilot:
+        app.push_screen(DetailScreen(entry=session.kb().get("no-binary-for-gpu")))
+        await settle(app, pilot)
+        prose = list(app.screen.query(Prose).results())
+        assert prose
+        for widget in prose:
+            width = widget.content_size.width
+            lines = str(widget.render()).split("\n")
+            assert widget.content_size.height == len(lines)  # no blank tail, no cut line
+            assert all(cell_len(line) <= width for line in lines), (width, lines)
+            # full lines: a ragged Chinese paragraph leaves lines well short of the width
+            assert all(cell_len(line) >= width - 12 for line in lines[:-1]), lines
+
+
+async def test_a_missing_file_is_reported_in_chinese_in_a_chinese_session(tmp_path: Path) -> None:
+    app = RocmfixApp(Session(lang="zh"), path=str(tmp_path / "nope.log"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        notes = [n.message for n in app._notifications]
+        assert any("nope.log：文件不存在" in n and "请检查路径" in n for n in notes), notes

@@ -82,11 +82,18 @@ class RocmfixApp(App[int]):
     ) -> None:
         super().__init__()
         self.session = session or Session()
+        from rocmfix.screens.keys import localize
+
+        localize(self, self.session.lang)  # the F-keys and Quit in the footer
         self._path = path
         self._text = text
         self._name = name
         if self.session.demo:
-            self.sub_title = "demo · recorded RX 6700 XT · fixes go to a throwaway HOME"
+            self.sub_title = (
+                "演示 · 录制的 RX 6700 XT · 修复只写入临时 HOME"
+                if self.session.lang == "zh"
+                else "demo · recorded RX 6700 XT · fixes go to a throwaway HOME"
+            )
 
     def on_mount(self) -> None:
         if not self.is_headless:
@@ -97,9 +104,12 @@ class RocmfixApp(App[int]):
         elif self._path is not None:
             self._open_log(self._path)
         if self.session.demo:
+            zh = self.session.lang == "zh"
             self.notify(
-                "A recorded broken machine; fixes touch only a throwaway HOME.",
-                title="rocmfix demo",
+                "一台录制下来的故障机器；修复只会改动临时 HOME。"
+                if zh
+                else "A recorded broken machine; fixes touch only a throwaway HOME.",
+                title="rocmfix 演示" if zh else "rocmfix demo",
                 timeout=5,
             )
 
@@ -129,18 +139,24 @@ class RocmfixApp(App[int]):
 
     def show_worker_error(self, worker: Worker[Any]) -> None:
         """A RocmfixError becomes a notification (a dialog when it has details); anything else a dialog."""
+        from rocmfix.i18n_errors import HINTS, MESSAGES, translate
+
         error = worker.error
         details = getattr(error, "details", None)
+        lang = self.session.lang
+        if isinstance(error, RocmfixError):
+            message = translate(error.message, MESSAGES, lang)
+            hint_text = translate(error.hint, HINTS, lang) if error.hint else ""
         if isinstance(error, RocmfixError) and details:
             from rocmfix.screens.modals import ErrorModal
 
             self.push_screen(
-                ErrorModal(error.message, details + ("\n\n" + error.hint if error.hint else ""))
+                ErrorModal(message, details + ("\n\n" + hint_text if hint_text else ""))
             )
         elif isinstance(error, RocmfixError):
-            hint = f"\n{error.hint}" if error.hint else ""
+            hint = f"\n{hint_text}" if hint_text else ""
             self.notify(
-                error.message + hint,
+                message + hint,
                 title=worker.description or "rocmfix",
                 severity="error",
                 timeout=10,

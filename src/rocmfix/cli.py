@@ -94,12 +94,15 @@ def _command_parser(name: str, module: object) -> argparse.ArgumentParser:
     return parser
 
 
-def _print_error(err: RocmfixError) -> None:
+def _print_error(err: RocmfixError, lang: str = "en") -> None:
+    from rocmfix.i18n_errors import HINTS, LABELS, MESSAGES, translate
+
     color = sys.stderr.isatty() and "NO_COLOR" not in os.environ
     red, dim, off = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
-    print(f"{red}rocmfix: {err.message}{off}", file=sys.stderr)
+    label, hint = LABELS.get(lang, LABELS["en"])
+    print(f"{red}{label}{translate(err.message, MESSAGES, lang)}{off}", file=sys.stderr)
     if err.hint:
-        print(f"{dim}hint: {err.hint}{off}", file=sys.stderr)
+        print(f"{dim}{hint}{translate(err.hint, HINTS, lang)}{off}", file=sys.stderr)
 
 
 def _import_command(name: str) -> object:
@@ -128,10 +131,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _command_parser(name, module).parse_args(args_list)
         return int(module.run(args))
     except RocmfixError as err:
-        _print_error(err)
+        from rocmfix.i18n_errors import lang_of
+
+        _print_error(err, lang_of(args_list))
         return int(err.exit_code)
     except KeyboardInterrupt:
-        print("rocmfix: interrupted", file=sys.stderr)
+        from rocmfix.i18n_errors import lang_of
+
+        _print_error(RocmfixError("interrupted"), lang_of(args_list))
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # `rocmfix explain ... | head` closed the pipe: not an error worth a traceback.

@@ -137,6 +137,35 @@ class Machine:
     """How the commands call the target Python."""
 
 
+def machine_of(
+    gpus: tuple[Gpu, ...] | None,
+    *,
+    torch_version: str | None,
+    arch_list: tuple[str, ...] | None = None,
+    python: str | None,
+    platform: str,
+    system_rocm: str | None,
+    interpreter: str = "python",
+) -> Machine:
+    """The one way a live machine becomes a ``Machine``: the doctor's checks and
+    the reinstall-torch fix both call this, so they plan the same index.
+
+    ``gpus`` None means they could not be listed; under WSL an empty list means
+    the same (the GPU is behind the WSL runtime, not in a KFD topology).
+    """
+    listed = gpus or ()
+    known = gpus is not None and not (platform == "wsl" and not listed)
+    return Machine(
+        gpus=listed,
+        torch=TorchBuild(torch_version, arch_list or None) if torch_version else None,
+        python=python,
+        platform=platform,
+        system_rocm=system_rocm,
+        gpus_known=known,
+        interpreter=interpreter,
+    )
+
+
 # ---------------------------------------------------------------- outputs
 
 

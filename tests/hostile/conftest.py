@@ -1,5 +1,1 @@
-"""Fixtures of the hostile suite; the helpers live in hostile_util.py."""
-
-from __future__ import annotations
-
-from hostile_util import machine  # noqa: F401 - a fixture, found by name
+"""The hostile suite's ``machine`` fixture is tests/conftest.py's (one fake machine, tests/_fakes.py)."""

@@ -16,60 +16,11 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import pytest
-
-from rocmfix.actions import Context
+from _fakes import FAKEBIN, Machine  # noqa: F401 - re-exported to the hostile tests
 from rocmfix.cli import main
 
-FAKEBIN = Path(__file__).resolve().parents[1] / "fakebin"
 EXIT_CODES = {0, 1, 2}
 """What rocmfix documents for its commands (130 is Ctrl-C only)."""
-
-
-class Machine:
-    """A private HOME and state directory; the fake system tools from tests/fakebin first on PATH."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.home = root / "home"
-        self.state = root / "state" / "rocmfix"
-        self.fake = root / "fake"
-        self.home.mkdir()
-        self.fake.mkdir()
-
-    @property
-    def bashrc(self) -> Path:
-        return self.home / ".bashrc"
-
-    def ctx(self, **kw: object) -> Context:
-        base: dict[str, object] = {
-            "home": self.home,
-            "env": dict(os.environ),
-            "user": "alice",
-            "is_root": True,
-            "gpus": (),
-        }
-        base.update(kw)
-        return Context(**base)  # type: ignore[arg-type]
-
-    @property
-    def journal(self) -> Path:
-        return self.state / "journal.jsonl"
-
-
-@pytest.fixture
-def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    m = Machine(tmp_path)
-    monkeypatch.setenv("HOME", str(m.home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(m.home / ".config"))
-    monkeypatch.setenv("FAKEBIN_STATE", str(m.fake))
-    monkeypatch.setenv("FAKEBIN_PYTHON", sys.executable)
-    monkeypatch.setenv("PATH", f"{FAKEBIN}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("SHELL", "/bin/bash")
-    for var in ("MIOPEN_CUSTOM_CACHE_DIR", "MIOPEN_USER_DB_PATH", "ZDOTDIR"):
-        monkeypatch.delenv(var, raising=False)
-    return m
 
 
 class Outcome:

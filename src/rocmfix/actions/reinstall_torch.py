@@ -60,21 +60,24 @@ def torch_pin(index: str, gfxs: tuple[str, ...] = ()) -> tuple[str | None, bool]
 
 def _machine(ctx: Context, python: str, have: Mapping[str, str] | None = None) -> compat.Machine:
     """The compat model's view of the fix context (GPUs, the target's torch and Python)."""
-    gpus = tuple(compat.Gpu(g.gfx, g.integrated, g.node, g.index, g.name) for g in ctx.gpus or ())
+    gpus = (
+        None
+        if ctx.gpus is None
+        else tuple(compat.Gpu(g.gfx, g.integrated, g.node, g.index, g.name) for g in ctx.gpus)
+    )
     if have is None:
         try:
             have = installed(python)
         except ActionError:
             have = {}
-    torch = compat.TorchBuild(have["torch"]) if have.get("torch") else None
     got = read_command((python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"))
     version = got[1].strip() if got and got[0] == 0 else None
-    return compat.Machine(
-        gpus=gpus,
-        torch=torch,
+    return compat.machine_of(
+        gpus,
+        torch_version=have.get("torch") or None,
         python=version,
         platform="wsl" if ctx.wsl else ("container" if ctx.container else "linux"),
-        gpus_known=ctx.gpus is not None,
+        system_rocm=system_rocm_version(ctx),
         interpreter=python,
     )
 
@@ -146,12 +149,7 @@ class ReinstallTorch(Action):
             check_index(index, ctx, python)
             return {"rocm_index": index, "python": python}
         # The compatibility model picks the index from the GPUs (wheels bundle their own
-        # ROCm, so the system ROCm does not decide it).
-        if ctx.gpus is None:
-            raise ActionError(
-                "cannot list the GPUs here, so cannot tell which wheel index targets them",
-                hint="see `rocmfix install-plan --gpu gfx1100`, then give rocm_index=...",
-            )
+        # ROCm, so the system ROCm does not decide it): the same plan the doctor shows.
         plan = compat.plan(_machine(ctx, python))
         if plan.index is None:
             raise ActionError(plan.summary, hint="`rocmfix install-plan` shows the facts it used")

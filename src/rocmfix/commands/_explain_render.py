@@ -10,6 +10,7 @@ import re
 import sys
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.padding import Padding
@@ -45,8 +46,10 @@ _LABELS = {
         "checks": "This machine",
         "derived": "Derived for your GPU (not found in the text)",
         "risk_levels": {},
+        "colon": ": ",
     },
     "zh": {
+        "colon": "：",
         "cause": "原因",
         "possible": "可能相关",
         "evidence": "证据",
@@ -95,6 +98,47 @@ def _fix_command(fix: Any) -> str | None:
     return " ".join(parts)
 
 
+_CJK_TOKEN = re.compile(
+    r"[ \t]+"  # a break opportunity (dropped at a line end)
+    r"|[\u3400-\u9fff\uf900-\ufaff（「『《【“‘]?[^\s\u3400-\u9fff\uf900-\ufaff。，、；：！？）」』》】”’（「『《【“‘]+"
+    r"[。，、；：！？）」』》】”’]*"  # a Latin word (with the punctuation that must follow it)
+    r"|[（「『《【“‘]*[\u3400-\u9fff\uf900-\ufaff][。，、；：！？）」』》】”’]*"  # one Chinese character
+    r"|\S"
+)
+
+
+def wrap_cjk(text: str, width: int) -> str:
+    """Chinese text broken into lines of at most ``width`` cells.
+
+    Chinese breaks between any two characters and never inside a Latin word;
+    no space is added at a break, none is left at a line's end, and a
+    full-width closing mark never starts a line. rich, left alone, breaks
+    only at spaces: it splits ``PyTorch`` in two and leaves lines ragged.
+    """
+    out: list[str] = []
+    for paragraph in text.split("\n"):
+        line, size = "", 0
+        for token in _CJK_TOKEN.findall(paragraph):
+            blank = token.isspace()
+            cells = cell_len(token)
+            if size + cells > width and line and not blank:
+                out.append(line.rstrip())
+                line, size = "", 0
+            if blank and not line:
+                continue
+            line += token
+            size += cells
+        out.append(line.rstrip())
+    return "\n".join(out)
+
+
+def _prose(console: Console, text: str, indent: int, lang: str, style: str = "") -> None:
+    """A paragraph of prose at ``indent``; Chinese is wrapped by ``wrap_cjk``."""
+    if lang == "zh":
+        text = wrap_cjk(text, max(20, console.width - indent))
+    console.print(Padding(Text(text, style=style), (0, 0, 0, indent), expand=False))
+
+
 def _whole(console: Console, text: str, indent: int, style: str) -> None:
     """A line users copy (a command, a URL): never wrapped; a narrow terminal folds it."""
     console.print(Text(" " * indent + text, style=style), soft_wrap=True)
@@ -120,11 +164,11 @@ def _render_match(
 ) -> None:
     entry = m.entry
     head = Text("✗ " if m.confident else "? ", style="bold red" if m.confident else "yellow")
-    head.append(f"{t['cause'] if m.confident else t['possible']}: ", style="bold")
+    head.append(f"{t['cause'] if m.confident else t['possible']}{t['colon']}", style="bold")
     head.append(entry.text("title", lang), style="bold")
     head.append(f"  [{entry.id} · {m.confidence:.0%}]", style="cyan")
     console.print(head)
-    console.print(Padding(Text(entry.text("summary", lang)), (0, 0, 0, 2), expand=False))
+    _prose(console, entry.text("summary", lang), 2, lang)
     if m.evidence:
         console.print(
             Padding(Text(t["evidence"], style="bold underline"), (1, 0, 0, 2), expand=False)
@@ -134,7 +178,7 @@ def _render_match(
     if not m.confident:
         return
     console.print(Padding(Text(t["why"], style="bold underline"), (1, 0, 0, 2), expand=False))
-    console.print(Padding(Text(entry.text("explanation", lang)), (0, 0, 0, 4), expand=False))
+    _prose(console, entry.text("explanation", lang), 4, lang)
     from rocmfix.kb.render import DERIVED
 
     found = {k: v for k, v in m.params.items() if k not in DERIVED}
@@ -142,7 +186,7 @@ def _render_match(
     if found:
         values = ", ".join(f"{k}={v}" for k, v in sorted(found.items()))
         console.print(
-            Padding(Text(f"{t['values']}: {values}", style="green"), (1, 0, 0, 2), expand=False)
+            Padding(Text(f"{t['values']}{t['colon']}{values}", style="green"), (1, 0, 0, 2), expand=False)
         )
     if derived:
         values = ", ".join(f"{k}={v}" for k, v in sorted(derived.items()))
@@ -166,12 +210,26 @@ def _render_match(
     fixes = m.fixes(lang)
     if fixes:
         console.print(Padding(Text(t["fix"], style="bold underline"), (1, 0, 0, 2), expand=False))
-        for n, fix in enumerate(fixes, 1):
+        for fix in fixes:
+            n = fix.number  # the entry's own numbering, as `kb show` and `fix --pick` use
             risk = t["risk_levels"].get(fix.risk, fix.risk)  # type: ignore[union-attr]
-            meta = f"[{t['risk']}: {risk}{', ' + t['root'] if fix.root else ''}]"
-            console.print(
-                Padding(f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False)
-            )
+            sep = "，" if lang == "zh" else ", "
+            meta = f"[{t['risk']}{t['colon']}{risk}{sep + t['root'] if fix.root else ''}]"
+            if lang == "zh":
+                width = max(20, console.width - 4)
+                wrapped = wrap_cjk(f"{n}. {fix.text}", width)
+                meta = f"（{meta[1:-1]}）"  # kept whole: on the last line when it fits
+                last = wrapped.rsplit("\n", 1)[-1]
+                glue = "\n" if cell_len(last + meta) > width else ""
+                line = Text(wrapped + glue)
+                line.append(meta, style="dim")
+                console.print(Padding(line, (0, 0, 0, 4), expand=False))
+            else:
+                console.print(
+                    Padding(
+                        f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False
+                    )
+                )
             cmd = _fix_command(fix)
             if cmd:
                 _whole(console, f"{t['run']}: {cmd}", 7, "cyan")
@@ -181,9 +239,7 @@ def _render_match(
         console.print(
             Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False)
         )
-        console.print(
-            Padding(Text(entry.text("caveats", lang), style="yellow"), (0, 0, 0, 4), expand=False)
-        )
+        _prose(console, entry.text("caveats", lang), 4, lang, "yellow")
     if entry.references:
         console.print(Padding(Text(t["refs"], style="bold underline"), (1, 0, 0, 2), expand=False))
         for ref in entry.references:
@@ -239,7 +295,7 @@ def _render_all(
     console.print(
         Text(
             f"rocmfix explain · {t['read']} {ex.lines} {t['line' if ex.lines == 1 else 'lines']}"
-            f" ({ex.bytes} {t['bytes']})",
+            + (f"（{ex.bytes} {t['bytes']}）" if lang == "zh" else f" ({ex.bytes} {t['bytes']})"),
             style="dim",
         )
     )
@@ -247,7 +303,8 @@ def _render_all(
     if first is not None and ex.lines > 20:
         console.print(
             Text(
-                f"{t['first_error']} {first.first_line}{t['at_line_end']}: {first.text[:120]}",
+                f"{t['first_error']} {first.first_line}{t['at_line_end']}{t['colon']}"
+                f"{first.text[:120]}",
                 style="dim",
             )
         )
@@ -262,7 +319,7 @@ def _render_all(
         console.print()
     others = [m for m in shown if not m.confident]
     if others:
-        console.print(Text(t["possible"] + ":", style="bold"))
+        console.print(Text(t["possible"] + t["colon"].rstrip(), style="bold"))
         for m in others:
             console.print(
                 Padding(

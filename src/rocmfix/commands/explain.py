@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from rocmfix.errors import ExitCode, InputError
@@ -63,11 +62,9 @@ def _at_least_one(value: str) -> int:
 
 def default_lang() -> str:
     """``zh`` when the locale says Chinese, else ``en``."""
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = os.environ.get(var)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
+    from rocmfix.i18n_errors import locale_lang
+
+    return locale_lang()
 
 
 def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # returns matcher.Explanation

@@ -21,6 +21,9 @@ from rocmfix.errors import ActionError, ExitCode, InputError
 if TYPE_CHECKING:
     from rocmfix.actions import Context, Plan
 
+    Offer = tuple[int, str, Plan | str]
+    """The fix's number in its KB entry, its label, its plan or why it is not offered."""
+
 SCHEMA = "rocmfix.fix/1"
 
 
@@ -80,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
     if args.target in ACTIONS:
         params = parse_assignments(args.params, args.unset)
         params.update(_mode_params(args))
-        offers: list[tuple[str, Plan | str]] = [(args.target, _plan(args.target, params, ctx))]
-        manual: list[str] = []
+        offers: list[Offer] = [(1, args.target, _plan(args.target, params, ctx))]
+        manual: list[tuple[int, str]] = []
     else:
         offers, manual = _kb_offers(args, ctx)
     if args.json and not args.apply:
@@ -89,12 +92,14 @@ def run(args: argparse.Namespace) -> int:
         return int(ExitCode.OK)
     if not args.json:  # --json --apply prints one object, after the change
         _show(offers, manual)
-    chosen = _choose(offers, args.pick) if args.apply else None
+    chosen = _choose(offers, args.pick, manual) if args.apply else None
     if chosen is None:
         if not args.apply:
-            plans = [p for _, p in offers if not isinstance(p, str)]
+            plans = [p for _, _, p in offers if not isinstance(p, str)]
             if plans and all(p.changes_nothing for p in plans):
                 _say("nothing to change: this is already in place.")
+            elif not plans:
+                _say("nothing here that rocmfix can apply: the fixes above are done by hand.")
             else:
                 _say("dry run: nothing was changed. Add --apply to make these changes.")
         return int(ExitCode.OK)
@@ -120,8 +125,11 @@ def _plan(action_id: str, params: Mapping[str, object], ctx: Context) -> Plan:
 
 def _kb_offers(
     args: argparse.Namespace, ctx: Context
-) -> tuple[list[tuple[str, Plan | str]], list[str]]:
-    """Plans for a KB entry's action fixes (or why each is not offered) and its manual steps."""
+) -> tuple[list[Offer], list[tuple[int, str]]]:
+    """Plans for a KB entry's action fixes (or why each is not offered) and its manual steps.
+
+    Each carries the fix's number in the entry (``kb show`` numbers them the same).
+    """
     from rocmfix.actions import ACTIONS
     from rocmfix.kb.loader import load_kb
     from rocmfix.kb.render import render_fixes
@@ -134,22 +142,22 @@ def _kb_offers(
             hint="actions: " + ", ".join(ACTIONS) + "; KB ids: `rocmfix kb list`",
         )
     params = _log_params(args.from_log, entry.id, kb) if args.from_log else system_params(ctx)
-    offers: list[tuple[str, Plan | str]] = []
-    manual: list[str] = []
-    for raw in entry.fixes:
+    offers: list[Offer] = []
+    manual: list[tuple[int, str]] = []
+    for number, raw in enumerate(entry.fixes, 1):
         missing = [name for name in raw.when if name not in params]
         if raw.action and missing:
             hint = "" if args.from_log else "; try --from-log FILE"
-            offers.append((raw.action, f"not offered: needs {', '.join(missing)}{hint}"))
+            offers.append((number, raw.action, f"not offered: needs {', '.join(missing)}{hint}"))
         for fix in render_fixes((raw,), params):
             if fix.action is None:
-                manual.append(fix.text + "".join(f"\n    {c}" for c in fix.commands))
+                manual.append((number, fix.text + "".join(f"\n    {c}" for c in fix.commands)))
                 continue
             label = f"{fix.action} - {fix.text}"
             try:
-                offers.append((label, _plan(fix.action, fix.params, ctx)))
+                offers.append((number, label, _plan(fix.action, fix.params, ctx)))
             except ActionError as err:
-                offers.append((label, f"not offered: {err.message}"))
+                offers.append((number, label, f"not offered: {err.message}"))
     if not offers and not manual:
         raise ActionError(
             f"{entry.id} has no fix that applies with what is known",
@@ -203,16 +211,22 @@ def system_params(ctx: Context) -> dict[str, str]:
     return derive(found, machine=machine)
 
 
-def _choose(offers: list[tuple[str, Plan | str]], pick: int | None) -> Plan | None:
-    """The offer numbered ``pick`` as shown, or the first one that can be applied."""
+def _choose(
+    offers: list[Offer], pick: int | None, manual: list[tuple[int, str]] | None = None
+) -> Plan | None:
+    """The offer numbered ``pick`` (the entry's own numbering), or the first one that can be applied."""
     if pick is None:
-        plans = [p for _, p in offers if not isinstance(p, str)]
+        plans = [p for _, _, p in offers if not isinstance(p, str)]
         if not plans:
             raise ActionError("no fix can be applied here")
         return plans[0]
-    if not 1 <= pick <= len(offers):
-        raise InputError(f"--pick must be between 1 and {len(offers)}")
-    chosen = offers[pick - 1][1]
+    by_number = {n: p for n, _, p in offers}
+    if pick not in by_number:
+        if any(n == pick for n, _ in manual or ()):
+            raise InputError(f"fix {pick} is done by hand; rocmfix has no action for it")
+        numbers = ", ".join(str(n) for n in sorted(by_number)) or "none"
+        raise InputError(f"--pick {pick} is not one of the fixes offered here ({numbers})")
+    chosen = by_number[pick]
     if isinstance(chosen, str):
         raise ActionError(f"fix {pick} cannot be applied: {chosen.removeprefix('not offered: ')}")
     return chosen
@@ -224,16 +238,16 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
     if plan.changes_nothing:
         _say("nothing to change.")
         if args.json:
-            _print_json([(plan.action, plan)], [], None)
+            _print_json([(1, plan.action, plan)], [], None)
         return int(ExitCode.OK)
     if not args.yes and not confirm(f"Apply these {len(plan.steps)} change(s)?"):
         _say("nothing was changed.")
         if args.json:
-            _print_json([(plan.action, plan)], [], None)
+            _print_json([(1, plan.action, plan)], [], None)
         return int(ExitCode.PROBLEMS_FOUND)
     record = apply_plan(plan)
     if args.json:
-        _print_json([(plan.action, plan)], [], record.id)
+        _print_json([(1, plan.action, plan)], [], record.id)
     else:
         print(f"applied {record.id}; undo with: rocmfix undo {record.id}")
     return _verify(ctx) if args.verify else int(ExitCode.OK)
@@ -263,21 +277,29 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr)
 
 
-def _show(offers: list[tuple[str, Plan | str]], manual: list[str]) -> None:
+def _show(offers: list[Offer], manual: list[tuple[int, str]]) -> None:
+    """Every fix in the entry's order, each under the number `kb show` gives it."""
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=True)
-    for n, (action, plan) in enumerate(offers, 1):
-        if len(offers) > 1:
-            console.print(f"[bold]fix {n}: {action}[/bold]")
+    numbered = len(offers) + len(manual) > 1
+    shown: list[tuple[int, int, str, Plan | str | None]] = [
+        *((n, 0, action, plan) for n, action, plan in offers),
+        *((n, 1, text, None) for n, text in manual),
+    ]
+    for n, _, label, plan in sorted(shown, key=lambda item: (item[0], item[1])):
+        if plan is None:
+            head = f"fix {n}, to do by hand:" if numbered else "to do by hand:"
+            console.print(head, style="bold", markup=False)
+            console.print("  " + label, markup=False)
+            continue
+        if numbered:
+            console.print(f"fix {n}: {label}", style="bold", markup=False)
         if isinstance(plan, str):
             console.print(f"  {plan}", style="yellow", markup=False)
             continue
         for line in plan.render().splitlines():
             console.print(line, style=_style(line), markup=False)
-    for text in manual:
-        console.print("to do by hand:", style="bold")
-        console.print("  " + text, markup=False)
 
 
 def _style(line: str) -> str:
@@ -291,15 +313,17 @@ def _style(line: str) -> str:
     return "bold" if body.startswith(("plan ", "$", "step")) else ""
 
 
-def _print_json(
-    offers: list[tuple[str, Plan | str]], manual: list[str], applied: str | None
-) -> None:
+def _print_json(offers: list[Offer], manual: list[tuple[int, str]], applied: str | None) -> None:
     out = {
         "schema": SCHEMA,
         "offers": [
-            {"action": a, "refused": p} if isinstance(p, str) else p.to_json() for a, p in offers
+            {"number": n, "action": a, "refused": p}
+            if isinstance(p, str)
+            else {"number": n, **p.to_json()}
+            for n, a, p in offers
         ],
-        "manual": manual,
+        "manual": [text for _, text in manual],
+        "manual_numbers": [n for n, _ in manual],
         "applied": applied,
     }
     print(json.dumps(out, indent=2))

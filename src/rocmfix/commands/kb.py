@@ -189,6 +189,17 @@ def _show(args: argparse.Namespace) -> int:
         doc = {"schema": "rocmfix.kb-entry/1", **asdict(entry)}
         print(json.dumps(doc, ensure_ascii=False, default=str))
         return 0
+    from rocmfix.kb.model import pick  # noqa: PLC0415
+
+    zh = lang == "zh"
+    label = dict(  # noqa: C408
+        caveats="注意：" if zh else "Caveats: ",
+        symptoms="症状：" if zh else "Symptoms:",
+        checks="检查：" if zh else "Checks: ",
+        fixes="修复：" if zh else "Fixes:",
+        refs="参考资料：" if zh else "References:",
+    )
+    risk_levels = {"low": "低", "medium": "中", "high": "高"} if zh else {}
     lines = [
         f"{entry.id}: {entry.text('title', lang)}",
         "",
@@ -197,20 +208,21 @@ def _show(args: argparse.Namespace) -> int:
         entry.text("explanation", lang),
     ]
     if entry.caveats:
-        lines += ["", "Caveats: " + entry.text("caveats", lang)]
+        lines += ["", label["caveats"] + entry.text("caveats", lang)]
     if entry.symptoms:
-        lines += ["", "Symptoms:"] + [f"  - {s}" for s in entry.symptoms]
+        lines += ["", label["symptoms"]] + [f"  - {s}" for s in entry.symptoms]
     if entry.checks:
-        lines += ["", "Checks: " + ", ".join(entry.checks)]
+        lines += ["", label["checks"] + ", ".join(entry.checks)]
     if entry.fixes:
-        lines += ["", "Fixes:"]
+        lines += ["", label["fixes"]]
         for n, fix in enumerate(entry.fixes, 1):
-            tag = f" [action {fix.action}]" if fix.action else ""
-            lines.append(
-                f"  {n}. {fix.text.get(lang) or fix.text['en']}{tag} (risk {fix.risk}{', root' if fix.root else ''})"
-            )
+            tag = (f"[action {fix.action}]" if zh else f" [action {fix.action}]") if fix.action else ""
+            risk = risk_levels.get(fix.risk, fix.risk)
+            root = ("，需要 root" if zh else ", root") if fix.root else ""
+            note = f"（风险：{risk}{root}）" if zh else f" (risk {risk}{root})"
+            lines.append(f"  {n}. {pick(fix.text, lang)}{tag}{note}")
             lines += [f"     $ {c}" for c in fix.commands]
-    lines += ["", "References:"] + [f"  - {r}" for r in entry.references]
+    lines += ["", label["refs"]] + [f"  - {r}" for r in entry.references]
     print("\n".join(lines))
     return 0
 

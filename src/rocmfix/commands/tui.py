@@ -59,7 +59,8 @@ def require_terminal(reads_stdin: bool = False) -> None:
     ]
     if missing:
         raise InputError(
-            f"the interactive session needs a terminal ({' and '.join(missing)} is not one)",
+            f"the interactive session needs a terminal ({', '.join(missing)}"
+            f" {'is' if len(missing) == 1 else 'are'} not one)",
             hint=NO_TTY_HINT,
         )
 

@@ -7,6 +7,7 @@ always present; :meth:`Entry.text` falls back to English.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from rocmfix._record import field, record
@@ -17,7 +18,31 @@ RISKS = ("low", "medium", "high")
 
 def pick(text: Mapping[str, str], lang: str) -> str:
     """The ``lang`` variant of a localised string, falling back to English."""
-    return text.get(lang) or text.get("en", "")
+    chosen = text.get(lang)
+    if chosen and lang == "zh":
+        return tidy_cjk(chosen)
+    return chosen or text.get("en", "")
+
+
+_CJK = "\u3400-\u9fff\uf900-\ufaff"
+_CJK_OPEN = "（「『《【“‘"
+_CJK_CLOSE = "。，、；：！？）」』》】”’"
+_CJK_GAP = re.compile(
+    rf"(?<=[{_CJK}{_CJK_CLOSE}])[ \t]*\n[ \t]*(?=[{_CJK}{_CJK_OPEN}{_CJK_CLOSE}])"  # a folded line
+    rf"|(?<=[{_CJK_CLOSE}])[ \t]+"  # a space after full-width punctuation
+    rf"|[ \t]+(?=[{_CJK_CLOSE}])"  # a space before it
+    rf"|(?<=[{_CJK}])[ \t]+(?=[{_CJK}{_CJK_OPEN}])"  # a space between two Chinese characters
+)
+
+
+def tidy_cjk(text: str) -> str:
+    """Chinese text without the spaces a folded YAML line or a joined sentence left.
+
+    Chinese has no spaces between words or after its full-width punctuation;
+    a space between a Chinese character and a Latin word (``GPU 上``) is the
+    usual style and is kept, as are paragraph breaks (blank lines).
+    """
+    return _CJK_GAP.sub("", text)
 
 
 @record

@@ -219,9 +219,13 @@ class RenderedFix:
     root: bool
     complete: bool
     """False when a placeholder had no value (the fix shows ``<name>``)."""
+    number: int = 0
+    """The fix's place in its KB entry, from 1: `kb show`, `explain`, the TUI and
+    `fix --pick N` all number a fix by it, whichever fixes are left out here."""
 
     def to_json(self) -> dict[str, object]:
         return {
+            "number": self.number,
             "text": self.text,
             "action": self.action,
             "params": dict(self.params),
@@ -237,7 +241,7 @@ def render_fixes(
 ) -> tuple[RenderedFix, ...]:
     """Fixes offered for ``params``: those whose ``when`` names are all known, filled in."""
     out = []
-    for fix in fixes:
+    for number, fix in enumerate(fixes, 1):
         if any(name not in params for name in fix.when):
             continue
         used = set()
@@ -252,6 +256,7 @@ def render_fixes(
                 risk=fix.risk,
                 root=fix.root,
                 complete=all(name in params for name in used),
+                number=number,
             )
         )
     return tuple(out)

@@ -24,22 +24,21 @@ def machine(ctx: Context, with_torch: bool = True) -> compat.Machine:
             compat.Gpu(g.gfx, g.integrated, g.node, i, g.name) for i, g in enumerate(ctx.gpus())
         )
         probe = ctx.torch() if with_torch else None
-        torch = None
-        python = None
+        version = arch = python = None
         if probe is not None:
             python = probe.python_version
             if probe.version and probe.flavour in ("rocm", "cuda", "cpu"):
-                torch = compat.TorchBuild(probe.version, tuple(probe.arch_list) or None)
+                version, arch = probe.version, tuple(probe.arch_list)
         platform = (
             "wsl" if is_wsl(ctx.host) else ("container" if container_kind(ctx.host) else "linux")
         )
-        return compat.Machine(
-            gpus=gpus,
-            torch=torch,
+        return compat.machine_of(
+            gpus,
+            torch_version=version,
+            arch_list=arch,
             python=python,
             platform=platform,
             system_rocm=system_rocm_version(ctx.host),
-            gpus_known=not (platform == "wsl" and not gpus),
             interpreter=probe.python if probe is not None else "python",
         )
 

@@ -62,6 +62,75 @@ def fix_option(n: int, fix: Any) -> Option:
     return Option(label, id=f"fix-{n}")
 
 
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "caveat": "Caveat: ",
+        "fixes": "Fixes",
+        "machine": "This machine",
+        "press_c": "Press c to run the checks this cause names: ",
+        "refs": "References",
+        "similar": "Similar solved cases",
+        "evidence": "Evidence",
+        "values": "Values found",
+        "values_machine": "Values from this machine",
+        "no_fix": "No fix applies with the values known.",
+        "from_kb": "from the knowledge base",
+        "confidence": "confidence",
+        "by_signature": "matched by signature",
+        "by_description": "matched your description",
+    },
+    "zh": {
+        "caveat": "注意：",
+        "fixes": "修复",
+        "machine": "本机",
+        "press_c": "按 c 运行这个原因涉及的检查：",
+        "refs": "参考资料",
+        "similar": "相似的已解决案例",
+        "evidence": "证据",
+        "values": "检测到的值",
+        "values_machine": "本机的值",
+        "no_fix": "根据已知的值，没有适用的修复。",
+        "from_kb": "来自知识库",
+        "confidence": "可信度",
+        "by_signature": "由错误特征匹配",
+        "by_description": "由你的描述匹配",
+    },
+}
+
+
+def _t(lang: str, key: str) -> str:
+    return TEXTS.get(lang, TEXTS["en"]).get(key) or TEXTS["en"][key]
+
+
+class Prose(Static):
+    """A paragraph; Chinese is wrapped between characters at the widget's width.
+
+    Textual breaks lines only at spaces, which leaves Chinese text ragged
+    (a whole clause moves down when it does not fit); ``wrap_cjk`` breaks it
+    as Chinese is set. Its lines fit the width, so Textual keeps them as they are.
+    """
+
+    def __init__(self, text: str, lang: str, **kw: Any) -> None:
+        super().__init__(text, markup=False, **kw)
+        self._raw = text
+        self._lang = lang
+
+    def _wrapped(self, width: int) -> str:
+        from rocmfix.commands._explain_render import wrap_cjk
+
+        return wrap_cjk(self._raw, max(1, width))
+
+    def render(self) -> Any:
+        if self._lang != "zh":
+            return super().render()
+        return self._wrapped(self.content_size.width)
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        if self._lang != "zh":
+            return super().get_content_height(container, viewport, width)
+        return self._wrapped(width).count("\n") + 1
+
+
 class DetailScreen(ReportsWorkerErrors, Screen[None]):
     """A KB entry with the evidence that matched it and the fixes it offers."""
 
@@ -85,33 +154,30 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
         with VerticalScroll(id="detail-body"):
             yield Label(entry.text("title", lang), classes="detail-title")
             yield Label(self._subtitle(), classes="detail-sub")
-            yield Static(entry.text("summary", lang), classes="detail-summary", markup=False)
-            yield Static(
-                entry.text("explanation", lang).strip(), classes="detail-text", markup=False
-            )
+            yield Prose(entry.text("summary", lang), lang, classes="detail-summary")
+            yield Prose(entry.text("explanation", lang).strip(), lang, classes="detail-text")
             if entry.text("caveats", lang):
-                yield Static(
-                    "Caveat: " + entry.text("caveats", lang).strip(),
+                yield Prose(
+                    _t(lang, "caveat") + entry.text("caveats", lang).strip(),
+                    lang,
                     classes="detail-caveat",
-                    markup=False,
                 )
             yield from self._evidence()
             yield from self._values()
-            yield Label("Fixes", classes="section")
+            yield Label(_t(lang, "fixes"), classes="section")
             yield OptionList(id="fixes")
-            yield Label("This machine", classes="section")
+            yield Label(_t(lang, "machine"), classes="section")
             yield Static(
-                "Press c to run the checks this cause names: "
-                + ", ".join(entry.checks or ("none",)),
+                _t(lang, "press_c") + ", ".join(entry.checks or ("none",)),
                 id="check-results",
                 markup=False,
             )
             if entry.references:
-                yield Label("References", classes="section")
+                yield Label(_t(lang, "refs"), classes="section")
                 yield Static("\n".join(entry.references), classes="detail-refs", markup=False)
             similar = self._similar()
             if similar:
-                yield Label("Similar solved cases", classes="section")
+                yield Label(_t(lang, "similar"), classes="section")
                 yield Static(similar, classes="detail-refs", markup=False)
         yield Footer()
 
@@ -126,17 +192,16 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
         return "\n".join(f"{c.url}\n  {c.resolution}" for c in cases)
 
     def _subtitle(self) -> str:
+        lang = self.app.session.lang  # type: ignore[attr-defined]
         if self.match is None:
-            return f"{self.entry.id} · from the knowledge base"
-        how = (
-            "matched by signature" if self.match.via == "signature" else "matched your description"
-        )
-        return f"{self.entry.id} · confidence {self.match.confidence:.0%} · {how}"
+            return f"{self.entry.id} · {_t(lang, 'from_kb')}"
+        how = _t(lang, "by_signature" if self.match.via == "signature" else "by_description")
+        return f"{self.entry.id} · {_t(lang, 'confidence')} {self.match.confidence:.0%} · {how}"
 
     def _evidence(self) -> ComposeResult:
         if self.match is None or not self.match.evidence:
             return
-        yield Label("Evidence", classes="section")
+        yield Label(_t(self.app.session.lang, "evidence"), classes="section")  # type: ignore[attr-defined]
         lines = tuple(e.line for e in self.match.evidence)
         context = evidence_in_context(self.source_text, lines)
         if not context.plain:
@@ -147,7 +212,8 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
         params = self._params()
         if not params:
             return
-        yield Label("Values found" if self.match else "Values from this machine", classes="section")
+        lang = self.app.session.lang  # type: ignore[attr-defined]
+        yield Label(_t(lang, "values" if self.match else "values_machine"), classes="section")
         yield Static(
             "\n".join(f"{k:<16} {v}" for k, v in sorted(params.items())),
             classes="values",
@@ -168,9 +234,9 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
         lang = self.app.session.lang  # type: ignore[attr-defined]
         self.fixes = render_fixes(self.entry.fixes, self._params(), lang)
         fixes = self.query_one("#fixes", OptionList)
-        fixes.add_options([fix_option(n, f) for n, f in enumerate(self.fixes, 1)])
+        fixes.add_options([fix_option(f.number, f) for f in self.fixes])
         if not self.fixes:
-            fixes.add_option(Option("No fix applies with the values known.", disabled=True))
+            fixes.add_option(Option(_t(lang, "no_fix"), disabled=True))
         actions = [n for n, f in enumerate(self.fixes) if f.action and f.complete]
         fixes.highlighted = actions[0] if actions else (0 if self.fixes else None)
         fixes.focus(scroll_visible=False)

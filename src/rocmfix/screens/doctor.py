@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from rocmfix.messages import CheckFinished, ChecksDone
 from rocmfix.screens.detail import _STYLE, MARKS
+from rocmfix.screens.keys import LocalKeys
 from rocmfix.screens.modals import ReportsWorkerErrors
 from rocmfix.screens.verify import SPINNER
 
@@ -163,7 +164,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         self.app.push_screen(CheckScreen(res))
 
 
-class CheckScreen(Screen[None]):
+class CheckScreen(LocalKeys, Screen[None]):
     """One check: what it read, what it concluded, the fix and the KB entries involved."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="check.back")]

@@ -18,6 +18,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList
 from textual.widgets.option_list import Option
 
+from rocmfix.screens.keys import LocalKeys
+
 MIN_SCORE = 45
 
 
@@ -74,7 +76,7 @@ def search(
     return [e for _, _, e in sorted(scored, key=lambda t: (t[0], t[1]))]
 
 
-class KbScreen(Screen[None]):
+class KbScreen(LocalKeys, Screen[None]):
     """Search box over the KB; enter on a result opens it."""
 
     BINDINGS = [Binding("escape", "focus_search", "Search", id="kb.search")]

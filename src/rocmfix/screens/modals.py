@@ -16,8 +16,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, Static
 from textual.worker import Worker, WorkerState
 
+from rocmfix.screens.keys import LocalKeys
 
-class ReportsWorkerErrors:
+
+class ReportsWorkerErrors(LocalKeys):
     """Mixin for screens and widgets: a worker that fails is shown by the app, never raised.
 
     ``Worker.StateChanged`` does not bubble, so each node that owns workers
@@ -29,7 +31,7 @@ class ReportsWorkerErrors:
             self.app.show_worker_error(event.worker)  # type: ignore[attr-defined]
 
 
-class ConfirmModal(ModalScreen[bool]):
+class ConfirmModal(LocalKeys, ModalScreen[bool]):
     """Ask one yes/no question; the answer is the screen's result."""
 
     BINDINGS = [
@@ -63,7 +65,7 @@ class ConfirmModal(ModalScreen[bool]):
         self.dismiss(value)
 
 
-class ErrorModal(ModalScreen[None]):
+class ErrorModal(LocalKeys, ModalScreen[None]):
     """A scrollable error with a title; ``c`` copies the text to the clipboard."""
 
     BINDINGS = [
@@ -119,7 +121,7 @@ applied fix can be undone from the fix screen or the history.
 """
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(LocalKeys, ModalScreen[None]):
     """Keys and the flow, in one scrollable page."""
 
     BINDINGS = [Binding("escape,q,f1", "close", "Close", id="help.close")]
@@ -137,7 +139,7 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class PythonModal(ModalScreen["str | None"]):
+class PythonModal(LocalKeys, ModalScreen["str | None"]):
     """Ask for the interpreter whose torch is checked and verified (a venv's bin/python)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="python.cancel")]

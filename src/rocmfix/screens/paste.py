@@ -24,6 +24,7 @@ from textual.widgets import Footer, Header, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from rocmfix.kb.match_child import OFFLOAD_CHARS, explain_in_child
 from rocmfix.messages import MatchesReady
 from rocmfix.screens.modals import ReportsWorkerErrors
 
@@ -55,21 +56,21 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "zh": {
         "placeholder": (
-            "在这里粘贴错误信息或整份失败的日志(或运行 `rocmfix train.log`)。\n"
+            "在这里粘贴错误信息或整份失败的日志（或运行 `rocmfix train.log`）。\n"
             "输入时下方即显示可能的原因。F1 帮助 · ctrl+p 命令"
         ),
         "waiting": "等待输入文本。",
         "matching": "匹配中…",
         "lines": "{n:,} 行",
         "line": "1 行",
-        "big": "({mb:.1f} MB,显示最后 {tail:,} 行)",
+        "big": "（{mb:.1f} MB，显示最后 {tail:,} 行）",
         "took": " · 匹配用时 {s:.1f} 秒",
-        "none": "未找到已知原因。请粘贴更多日志,或在知识库中搜索(F5)。",
-        "confident_list": "首要原因可信:按 enter 打开。",
-        "confident_area": "首要原因可信:按 ctrl+o 打开(tab 进入列表)。",
-        "weak": "只有较弱的匹配:以下原因可能相关。",
-        "symptom": "(匹配的是你输入的描述,而非错误行)",
-        "nothing": "还没有可打开的内容:请先粘贴错误信息。",
+        "none": "未找到已知原因。请粘贴更多日志，或在知识库中搜索（F5）。",
+        "confident_list": "首要原因可信：按 enter 打开。",
+        "confident_area": "首要原因可信：按 ctrl+o 打开（tab 进入列表）。",
+        "weak": "只有较弱的匹配：以下原因可能相关。",
+        "symptom": "（匹配的是你输入的描述，而非错误行）",
+        "nothing": "还没有可打开的内容：请先粘贴错误信息。",
         "causes": "可能的原因",
     },
 }
@@ -271,12 +272,22 @@ class PasteScreen(ReportsWorkerErrors, Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="match", description="Matching")
     def _match(self, text: str, generation: int) -> None:
         started = time.perf_counter()
-        explanation = self.app.session.explain(text)  # type: ignore[attr-defined]
-        if get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        if len(text) >= OFFLOAD_CHARS:
+            # seconds of matching: in a child that a newer edit or quit kills at once
+            explanation = explain_in_child(text, lambda: worker.is_cancelled or self._quitting())
+            if explanation is None:
+                return
+        else:
+            explanation = self.app.session.explain(text)  # type: ignore[attr-defined]
+        if worker.is_cancelled:
             return
         self.post_message(
             MatchesReady(explanation, generation, time.perf_counter() - started, text)
         )
+
+    def _quitting(self) -> bool:
+        return bool(getattr(self.app, "_exit", False)) or not self.app.is_running
 
     @on(MatchesReady)
     def show_matches(self, message: MatchesReady) -> None:

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
 from rocmfix.messages import VerifyDone, VerifyStage
+from rocmfix.screens.keys import LocalKeys
 from rocmfix.screens.modals import ReportsWorkerErrors
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -172,7 +173,7 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         self.running = False
 
 
-class VerifyScreen(Screen[None]):
+class VerifyScreen(LocalKeys, Screen[None]):
     """F4: prove the GPU works with the target interpreter's torch."""
 
     BINDINGS = [
