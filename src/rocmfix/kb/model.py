@@ -7,9 +7,9 @@ always present; :meth:`Entry.text` falls back to English.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from rocmfix import _rx
 from rocmfix._record import field, record
 
 SEVERITIES = ("error", "benign")
@@ -27,7 +27,7 @@ def pick(text: Mapping[str, str], lang: str) -> str:
 _CJK = "\u3400-\u9fff\uf900-\ufaff"
 _CJK_OPEN = "（「『《【“‘"
 _CJK_CLOSE = "。，、；：！？）」』》】”’"
-_CJK_GAP = re.compile(
+_CJK_GAP = _rx.compile(
     rf"(?<=[{_CJK}{_CJK_CLOSE}])[ \t]*\n[ \t]*(?=[{_CJK}{_CJK_OPEN}{_CJK_CLOSE}])"  # a folded line
     rf"|(?<=[{_CJK_CLOSE}])[ \t]+"  # a space after full-width punctuation
     rf"|[ \t]+(?=[{_CJK_CLOSE}])"  # a space before it
