@@ -87,6 +87,63 @@ def test_hyperscan_and_the_fallback_find_the_same_lines(engines, lines: list[str
     assert a.lines == b.lines
 
 
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(_line, min_size=1, max_size=40))
+def test_the_fallback_on_a_file_finds_the_same_lines_with_and_without_grep(  # type: ignore[no-untyped-def]
+    engines, lines: list[str]
+) -> None:
+    """A plain file is prefiltered by grep in the fallback: the lines it finds are the
+    ones Hyperscan and the fallback's own chunked scan find."""
+    import tempfile
+
+    if extract._gnu_grep() is None:
+        pytest.skip("no GNU grep")
+    hs, _ = engines
+    fallback = make_engine(_kb_patterns(), prefer="re")
+    body = "\n".join(lines).encode("utf-8", "replace")
+    filler = b"".join(b"step %d loss 0.%04d lr 1e-05 Epoch 3/100 360 MI250\n" % (i, i) for i in range(400))
+    data = filler + body + b"\n" + filler + body
+    calls: list[bool] = []
+    real = extract._grep_scan
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        calls.append(real(*args))
+        return calls[-1]
+
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train.log"
+        path.write_bytes(data)
+        old_chunk = extract.CHUNK
+        extract.CHUNK = 1 << 12  # the file path starts at 4 chunks
+        try:
+            for engine, grep in ((hs, True), (fallback, True), (fallback, False)):
+                extract._grep_scan = spy if grep else (lambda *_: False)  # type: ignore[assignment]
+                with extract.open_input(path) as stream:
+                    ex = extract_stream(stream, engine)
+                results.append(
+                    ([(f.text, f.first_line, f.last_line, f.count) for f in ex.findings], ex.lines)
+                )
+        finally:
+            extract.CHUNK = old_chunk
+            extract._grep_scan = real  # type: ignore[assignment]
+    assert calls == [True]  # the fallback's grep path ran (and only for the fallback)
+    assert results[0] == results[1] == results[2]
+
+
+def test_the_grep_superset_eres() -> None:
+    from rocmfix.extract import ere_superset
+
+    assert ere_superset(r"\bp[45]d?e?\.\d+xl", False) == r"p[45](d){0,1}(e){0,1}\.([0123456789]){1,}xl"
+    assert ere_superset(r"(?i:ab)", False) == "([Aa][Bb])"
+    assert ere_superset(r"(a)\1", False) is None  # no ERE for a back-reference
+    assert ere_superset(r"x|\s*", False) is None  # matches every line: no use as a prefilter
+
+
 def test_the_literal_gate_does_not_change_an_answer() -> None:
     """Skipping signatures whose literal text is absent gives the answers of running them all."""
     gated = Matcher(KB)

@@ -61,8 +61,35 @@ def _top_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (and with it
+    bz2, lzma and fnmatch) on every start: argparse sizes its formatter this way."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
+        )
+
+
 def _command_parser(name: str, module: object) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"rocmfix {name}", description=COMMANDS[name][1])
+    parser = argparse.ArgumentParser(
+        prog=f"rocmfix {name}", description=COMMANDS[name][1], formatter_class=_Formatter
+    )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
     return parser
 

@@ -18,15 +18,16 @@ import io
 import os
 import re
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from rocmfix import _rx
+from rocmfix._record import field, record
+from rocmfix.errors import InputError
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from typing import Any, BinaryIO
-
-from rocmfix.errors import InputError
 
 CHUNK = 8 * 1024 * 1024
 MAX_LINE = 32 * 1024
@@ -63,8 +64,8 @@ FATAL_PATTERNS: tuple[str, ...] = (
     r"\bERROR\b",
 )
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_PREFIX_RE = re.compile(
+_ANSI_RE = _rx.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_PREFIX_RE = _rx.compile(
     r"^(?:"
     r"\s*\[(?:rank|default|Rank )\s*\d+\]:?\s*"  # [rank3]: / [default0]:
     r"|\s*\d+:\s(?=\S)"  # torchrun "3: " prefixes
@@ -74,12 +75,12 @@ _PREFIX_RE = re.compile(
     r"|\s*\[\s*\d+\.\d+\]\s*"  # dmesg [ 1234.5678]
     r")+"
 )
-_VOLATILE_RE = re.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\b")
-_HS_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
-_FATAL_RE = re.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
+_VOLATILE_RE = _rx.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\b")
+_HS_UNSUPPORTED = _rx.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
+_FATAL_RE = _rx.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One distinct candidate line of the input (repeats collapsed)."""
 
@@ -93,7 +94,7 @@ class Finding:
     """Matches a generic error marker (traceback, ``XxxError:``, segfault...)."""
 
 
-@dataclass(frozen=True)
+@record
 class Excerpt:
     """What the extractor keeps of an input."""
 
@@ -222,7 +223,7 @@ def split_alternation(pattern: str) -> list[str]:
 
 def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
     try:
-        return re.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
+        return _rx.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
     except (re.error, OverflowError, RecursionError):
         return None
 
@@ -247,6 +248,10 @@ class _ReEngine:
         self._exact: list[re.Pattern[bytes]] = []
         self._by_needle: dict[bytes, list[int]] = {}
         self._scan_all: list[re.Pattern[bytes]] = []
+        self._scan_all_src: list[tuple[int, str, bool]] = []
+        self._plan: tuple[list[bytes], list[bytes]] | None | bool = False
+        self._all_pids: list[int] = []
+        self._bucket_map: dict[bytes, list[tuple[bytes, list[int]]]] | None | bool = False
         for source, icase in patterns:
             rx = _bytes_re(source, icase)
             if rx is None:
@@ -258,6 +263,7 @@ class _ReEngine:
                 if lits is None:
                     brx = _bytes_re(branch, icase)
                     self._scan_all.append(brx if brx is not None else rx)
+                    self._scan_all_src.append((pid, branch if brx is not None else source, icase))
                     continue
                 for lit in lits:
                     self._by_needle.setdefault(lit, []).append(pid)
@@ -271,6 +277,54 @@ class _ReEngine:
             else:
                 kept[lit] = list(self._by_needle[lit])
         self._by_needle = {k: sorted(set(v)) for k, v in kept.items()}
+
+    def grep_plan(self) -> tuple[list[bytes], list[bytes]] | None:
+        """What grep must look for so that every line this engine would hit is among
+        the lines grep picks: the literal texts (``grep -F -i``) and, for branches with
+        none, EREs matching a superset of their lines (``grep -E``); None when a
+        branch has no such ERE."""
+        if self._plan is False:
+            plan: tuple[list[bytes], list[bytes]] | None = None
+            needles = sorted(self._by_needle)
+            eres = [ere_superset(src, icase) for _, src, icase in self._scan_all_src]
+            fits = sum(map(len, needles)) + sum(len(e or "") for e in eres) < 96 * 1024  # argv
+            if fits and all(n and b"\n" not in n and b"\0" not in n for n in needles) and all(eres):
+                plan = (needles, sorted({e.encode() for e in eres if e}))
+            self._plan = plan
+            self._all_pids = sorted({pid for pid, _, _ in self._scan_all_src})
+        return self._plan  # type: ignore[return-value]
+
+    def check_line(self, raw: bytes, first: bool = False) -> bool:
+        """Whether :meth:`scan` would hit this whole line (no newline in ``raw``)."""
+        low = raw.lower()
+        # A line follows a newline, as in a chunk (lookbehinds see it), except the first.
+        buf, off = (raw, 0) if first else (b"\n" + raw, 1)
+        end = off + min(len(raw), _LONG_BYTES)
+        exact = self._exact
+        buckets = self._buckets
+        if buckets is None:
+            items = self._by_needle.items()
+        else:  # only the needles whose first three bytes occur in the line
+            grams = {low[i : i + 3] for i in range(len(low) - 2)}
+            items = [item for g in grams.intersection(buckets) for item in buckets[g]]
+        for needle, pids in items:
+            if needle in low:
+                for pid in pids:
+                    if exact[pid].search(buf, off, end):
+                        return True
+        return any(exact[pid].search(buf, off, end) for pid in self._all_pids)
+
+    @property
+    def _buckets(self) -> dict[bytes, list[tuple[bytes, list[int]]]] | None:
+        if self._bucket_map is False:
+            table: dict[bytes, list[tuple[bytes, list[int]]]] | None = {}
+            for needle, pids in self._by_needle.items():
+                if len(needle) < 3:
+                    table = None
+                    break
+                table.setdefault(needle[:3], []).append((needle, pids))  # type: ignore[union-attr]
+            self._bucket_map = table
+        return self._bucket_map  # type: ignore[return-value]
 
     def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
         end = len(src) if b is None else b
@@ -604,7 +658,7 @@ def _looks_binary(head: bytes) -> bool:
     return bad / len(sample) > 0.3
 
 
-@dataclass
+@record(frozen=False)
 class _State:
     head: OrderedDict[str, list[object]] = field(default_factory=OrderedDict)
     recent: OrderedDict[str, list[object]] = field(default_factory=OrderedDict)
@@ -875,6 +929,13 @@ def _extract_file(
 
     try:
         pos = start
+        if engine.name == "re":
+            first = _pread(fd, min(CHUNK, size - pos), pos)
+            if b"\n" not in first and b"\r" in first:
+                raise _NotPlain
+            first = first[: SHORT_INPUT + 1]
+            if _grep_scan(fd, start, engine, state):  # type: ignore[arg-type]
+                pos = size  # grep read it all
         while pos < size:
             block = _pread(fd, min(CHUNK, size - pos), pos)
             if not block:
@@ -968,6 +1029,272 @@ def _extract_file(
         long_lines=long_lines,
     )
 
+
+# ----------------------------------------------------------------- the fallback's grep prefilter
+#
+# Without Hyperscan, Python has no multi-pattern search: even with literal
+# prefilters it reads a log at a few MB/s. GNU grep has one (Aho-Corasick /
+# Commentz-Walter for fixed strings, a DFA for EREs) and every Linux has it. So
+# on a plain file the fallback lets grep find the candidate lines, in child
+# processes reading the file themselves: ``grep -F`` for the literal texts one of
+# which every match of a pattern contains (as the Python prefilter uses them),
+# and ``grep -E`` for the few branches without one, translated to an ERE that
+# matches a superset of their lines. Each candidate line is then checked with
+# the exact regexes, so the lines found are the ones the Python scan finds.
+
+_ERE_SPECIAL = frozenset(".[()*+?{|^$\\")
+_CATEGORY_BYTES = {
+    "CATEGORY_DIGIT": frozenset(range(48, 58)),
+    "CATEGORY_SPACE": frozenset(b" \t\n\r\f\v"),
+    "CATEGORY_WORD": frozenset(
+        b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+    ),
+}
+
+
+def _class_bytes(av: Sequence[tuple[object, object]], icase: bool) -> frozenset[int] | None:
+    from rocmfix.kb.literals import _c  # noqa: PLC0415
+
+    chars: set[int] = set()
+    negate = False
+    for op, arg in av:
+        if op is _c.NEGATE:
+            negate = True
+        elif op is _c.LITERAL:
+            chars.add(int(arg))  # type: ignore[call-overload]
+        elif op is _c.RANGE:
+            lo, hi = arg  # type: ignore[misc]
+            chars.update(range(int(lo), min(int(hi), 255) + 1))
+        elif op is _c.CATEGORY:
+            name = str(arg)
+            base = name.replace("_NOT_", "_")
+            if base not in _CATEGORY_BYTES:
+                return None
+            got = _CATEGORY_BYTES[base]
+            chars.update(set(range(256)) - got if "_NOT_" in name else got)
+        else:
+            return None
+    if any(c > 255 for c in chars):
+        return None
+    if icase:
+        chars |= {ord(chr(c).swapcase()) for c in chars if c < 128 and chr(c).isalpha()}
+    return frozenset(set(range(256)) - chars if negate else chars)
+
+
+def _bracket(chars: frozenset[int]) -> str | None:
+    chars = chars - {10}
+    if not chars:
+        return None
+    if 0 in chars or len(chars) > 200:
+        return "."  # wider: a superset is all the prefilter needs
+    if len(chars) == 1:
+        (c,) = chars
+        return ("\\" + chr(c)) if chr(c) in _ERE_SPECIAL else chr(c)
+    body = "".join(chr(c) for c in sorted(chars) if chr(c) not in "]^-")
+    return "[" + ("]" if 93 in chars else "") + body + ("^" if 94 in chars else "") + ("-" if 45 in chars else "") + "]"
+
+
+def _ere(items: Sequence[tuple[object, object]], icase: bool) -> str | None:
+    """An ERE (GNU grep, C locale) matching a superset of the lines ``items`` match."""
+    from rocmfix.kb.literals import _c  # noqa: PLC0415
+
+    out: list[str] = []
+    for op, av in items:
+        if op is _c.LITERAL:
+            c = int(av)  # type: ignore[call-overload]
+            if c > 127:
+                return None  # a non-ASCII character is several bytes: not worth it here
+            chars = {c}
+            if icase and chr(c).isalpha():
+                chars.add(ord(chr(c).swapcase()))
+            piece = _bracket(frozenset(chars))
+        elif op is _c.ANY or op is _c.NOT_LITERAL:
+            piece = "."  # NOT_LITERAL: wider, a superset is all the prefilter needs
+        elif op is _c.IN:
+            got = _class_bytes(av, icase)  # type: ignore[arg-type]
+            piece = _bracket(got) if got is not None else None
+        elif op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+            piece = ""  # anchors and lookarounds only narrow a match: dropped
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
+            lo, hi, sub = av  # type: ignore[misc]
+            inner = _ere(list(sub), icase)
+            if inner is None:
+                return None
+            if lo > 255:
+                return None
+            top = "" if hi >= _c.MAXREPEAT or hi > 255 else str(hi)
+            piece = f"({inner}){{{lo},{top}}}" if inner else ""
+        elif op is _c.SUBPATTERN:
+            _group, add, remove, sub = av  # type: ignore[misc]
+            sub_icase = (icase or bool(add & re.IGNORECASE)) and not (remove & re.IGNORECASE)
+            inner = _ere(list(sub), sub_icase)
+            piece = None if inner is None else f"({inner})"
+        elif str(op) == "ATOMIC_GROUP":
+            inner = _ere(list(av), icase)  # type: ignore[arg-type]
+            piece = None if inner is None else f"({inner})"
+        elif op is _c.BRANCH:
+            alts = [_ere(list(alt), icase) for alt in av[1]]  # type: ignore[index]
+            if any(a is None for a in alts):
+                return None
+            piece = "(" + "|".join(f"({a})" if a else "()" for a in alts) + ")"  # type: ignore[misc]
+        else:
+            return None  # back-references, conditionals: no ERE
+        if piece is None:
+            return None
+        out.append(piece)
+    return "".join(out)
+
+
+def ere_superset(pattern: str, icase: bool) -> str | None:
+    """``pattern`` (Python syntax, bytes semantics) as a GNU ERE matching a superset of
+    its lines, or None. An ERE that matches the empty string (every line) is None too."""
+    from rocmfix.kb.literals import _p  # noqa: PLC0415
+
+    try:
+        tree = _p.parse(pattern)
+        ere = _ere(list(tree), icase or bool(tree.state.flags & re.IGNORECASE))
+    except Exception:  # noqa: BLE001 - an unexpected node: no ERE, never a wrong one
+        return None
+    if not ere or re.fullmatch(ere, "") is not None:
+        return None
+    return ere
+
+
+_GNU_GREP: list[str | None] = []
+
+
+def _gnu_grep() -> str | None:
+    """GNU grep's path (BusyBox and BSD grep lack or differ in the options used)."""
+    if not _GNU_GREP:
+        path = _which("grep")
+        if path is not None:
+            import subprocess  # noqa: PLC0415
+
+            try:
+                out = subprocess.run(  # noqa: S603 - fixed argv
+                    [path, "--version"], capture_output=True, timeout=10, check=False
+                ).stdout
+            except (OSError, subprocess.SubprocessError):
+                out = b""
+            if not out.startswith(b"grep (GNU grep)"):
+                path = None
+        _GNU_GREP.append(path)
+    return _GNU_GREP[0]
+
+
+class _GrepFailed(Exception):
+    """The grep prefilter could not run or met a line it does not handle: scan in Python."""
+
+
+def _grep_lines(grep: str, fd: int, start: int, args: list[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(0-based line, raw line)`` of each line grep selects, from ``start`` of ``fd``."""
+    import subprocess  # noqa: PLC0415
+
+    proc_fd = f"/proc/self/fd/{fd}"
+    try:
+        own = os.open(proc_fd, os.O_RDONLY)
+    except OSError:
+        raise _GrepFailed from None
+    try:
+        os.lseek(own, start, os.SEEK_SET)
+        proc = subprocess.Popen(  # noqa: S603 - fixed argv, the file on stdin
+            [grep.encode(), b"-a", b"-n", *args],
+            stdin=own,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={"LC_ALL": "C"},
+        )
+    except OSError:
+        raise _GrepFailed from None
+    finally:
+        os.close(own)
+    try:
+        out = proc.stdout
+        assert out is not None
+        limit = _LONG_BYTES + 32
+        while True:
+            row = out.readline(limit)
+            if not row:
+                break
+            if not row.endswith(b"\n"):
+                row_end = out.read(1)
+                if row_end:  # a line longer than the exact check reads: scan in Python
+                    raise _GrepFailed
+            no, _, raw = row.partition(b":")
+            yield int(no) - 1, raw[:-1] if raw.endswith(b"\n") else raw
+        if proc.wait() not in (0, 1):
+            raise _GrepFailed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def _grep_scan(fd: int, start: int, engine: _ReEngine, state: _State) -> bool:
+    """Add the lines grep picks and the exact regexes confirm to ``state``; False (and
+    ``state`` untouched) when grep cannot do it here."""
+    grep = _gnu_grep()
+    plan = engine.grep_plan()
+    if grep is None or plan is None:
+        return False
+    import heapq  # noqa: PLC0415
+
+    needles, eres = plan
+    sources = []
+    if needles:
+        sources.append(
+            _grep_lines(grep, fd, start, [b"-F", b"-i", *(x for n in needles for x in (b"-e", n))])
+        )
+    if eres:
+        sources.append(
+            _grep_lines(grep, fd, start, [b"-E", *(x for e in eres for x in (b"-e", e))])
+        )
+    # Confirmed lines, grouped by their bytes per stretch of the file (as the chunked
+    # scan groups them per chunk), kept until grep has read the whole file.
+    windows: list[list[tuple[bytes, int, int, int]]] = []
+    groups: dict[bytes, list[int]] = {}
+    dropped = 0
+
+    def flush() -> None:
+        if groups:
+            windows.append([(r, a, b, c) for r, (a, b, c) in groups.items()])
+            groups.clear()
+
+    window, last_no = -1, -1
+    try:
+        for no, raw in heapq.merge(*sources):
+            if no == last_no:
+                continue  # both greps picked it
+            last_no = no
+            if not engine.check_line(raw, first=no == 0):
+                continue
+            if no >> 16 != window:
+                flush()
+                window = no >> 16
+            g = groups.get(raw)
+            if g is None:
+                if len(groups) >= MAX_HITS_PER_CHUNK:
+                    dropped += 1
+                    continue
+                groups[raw] = [no, no, 1]
+            else:
+                g[1] = no
+                g[2] += 1
+    except _GrepFailed:
+        return False
+    finally:
+        for src in sources:
+            src.close()
+    flush()
+    state.dropped += dropped
+    for rows in windows:
+        for raw, a, b, c in rows:
+            text = clean_line(_decode(raw))
+            if text:
+                state.add(text, a + 1, b + 1, c)
+    return True
 
 class _NotPlain(Exception):
     """The file needs the stream path (CR-only line ends)."""

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import gzip
 import io
 import os
 import stat
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 
 MiB = 1024 * 1024
 LOG_MAX_DECOMPRESSED = 4 * 1024 * MiB
@@ -116,6 +119,8 @@ def open_stream(
     for sig, kind in _MAGIC:
         if magic.startswith(sig) and (kind != "bz2" or magic[3:4].isdigit()):
             if kind == "gzip":
+                import gzip  # noqa: PLC0415 - only for compressed input
+
                 inner: BinaryIO = gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[assignment]
             elif kind == "xz":
                 import lzma  # noqa: PLC0415 - rare

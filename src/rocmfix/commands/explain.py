@@ -12,9 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
 from rocmfix.errors import ExitCode, InputError
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "rocmfix.explain/1"
 
@@ -146,8 +149,7 @@ NEEDS = "paste the full log (the whole traceback, from the first error), or run 
 
 def with_machine_params(result: Any, machine: dict[str, str]) -> Any:
     """Fill values the text lacked (e.g. the gfx) from the machine; the text wins."""
-    from dataclasses import replace
-
+    from rocmfix._record import replace
     from rocmfix.kb.render import derive
 
     if not machine:

@@ -241,7 +241,7 @@ def _show(args: argparse.Namespace) -> int:
         )
     lang = args.lang or default_lang()
     if args.json:
-        from dataclasses import asdict  # noqa: PLC0415
+        from rocmfix._record import asdict  # noqa: PLC0415
 
         doc = {"schema": "rocmfix.kb-entry/1", **asdict(entry)}
         print(json.dumps(doc, ensure_ascii=False, default=str))

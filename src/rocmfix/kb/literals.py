@@ -19,29 +19,109 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 _MIN = 3
 """Shortest literal worth a search (shorter ones hit almost every chunk)."""
-_MAX_SET = 24
+_MAX_SET = 64
+
+
+_MAX_CLASS = 10
+"""Largest character class spelled out into literals (``[VP]100`` -> ``v100``, ``p100``)."""
+
+
+def _class_chars(av: object, icase: bool) -> frozenset[str] | None:
+    """The characters a small positive class of literals and ranges matches, or None."""
+    chars: set[str] = set()
+    for op, arg in av:  # type: ignore[attr-defined]
+        if op is _c.LITERAL:
+            chars.add(chr(arg))
+        elif op is _c.RANGE and arg[1] - arg[0] < _MAX_CLASS:
+            chars.update(chr(x) for x in range(arg[0], arg[1] + 1))
+        else:  # NEGATE, categories (\d is Unicode), anything else: not spelled out
+            return None
+        if len(chars) > _MAX_CLASS:
+            return None
+    if icase:
+        chars = {ch.lower() for ch in chars}
+    return frozenset(chars)
+
+
+def _exact(items: list[tuple[object, object]], icase: bool) -> set[str] | None:
+    """Every text ``items`` can match, when that is a small finite set (else None).
+
+    Zero-width assertions (``\\b``, ``^``, lookarounds) add no text and are skipped."""
+    out: set[str] = {""}
+    for op, av in items:
+        if op is _c.LITERAL:
+            add: set[str] | None = {chr(av)}  # type: ignore[arg-type]
+        elif op is _c.IN:
+            chars = _class_chars(av, icase)
+            add = set(chars) if chars else None
+        elif op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+            continue
+        elif op is _c.SUBPATTERN:
+            if len(av) == 4 and not icase and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
+                return None
+            add = _exact(list(av[-1]), icase)  # type: ignore[index]
+        elif op is _c.BRANCH:
+            add = set()
+            for alt in av[1]:  # type: ignore[index]
+                got = _exact(list(alt), icase)
+                if got is None:
+                    return None
+                add |= got
+        elif op is _c.MAX_REPEAT and av[1] <= 2:  # type: ignore[index, operator]
+            once = _exact(list(av[2]), icase)  # type: ignore[index]
+            if once is None:
+                return None
+            add, power = set(), {""}
+            for k in range(av[1] + 1):  # type: ignore[index, operator]
+                if k >= av[0]:  # type: ignore[index, operator]
+                    add |= power
+                power = {a + b for a in power for b in once}
+                if len(power) > _MAX_SET:
+                    return None
+        else:
+            return None
+        if add is None or not add or len(out) * len(add) > _MAX_SET:
+            return None
+        out = {a + b for a in out for b in add}
+    return out
 
 
 def _seq(
     items: list[tuple[object, object]], icase: bool = False, shortest: int = _MIN
 ) -> frozenset[str] | None:
-    """Best required-literal set for a sequence: runs of literal characters, or a child's set."""
+    """Best required-literal set for a sequence: runs of literal characters (small
+    classes spelled out), or a child's set."""
     best: frozenset[str] | None = None
-    run: list[str] = []
+    run: set[str] = {""}
 
     def better(cand: frozenset[str] | None) -> None:
         nonlocal best
+        if cand and len(cand) > 1:  # a text that contains another one adds nothing
+            cand = frozenset(x for x in cand if not any(y != x and y in x for y in cand))
         if cand is None or not cand or min(map(len, cand)) < shortest or len(cand) > _MAX_SET:
             return
         if best is None or min(map(len, cand)) > min(map(len, best)):
             best = cand
 
+    def flush() -> None:
+        nonlocal run
+        if run != {""}:
+            better(frozenset(run))
+        run = {""}
+
     for op, av in items:
         if op is _c.LITERAL:
-            run.append(chr(av))  # type: ignore[arg-type]
+            ch = chr(av)  # type: ignore[arg-type]
+            run = {r + ch for r in run}
             continue
-        better(frozenset({"".join(run)}) if run else None)
-        run = []
+        if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+            continue  # zero-width: the run of text goes on
+        if op in (_c.IN, _c.SUBPATTERN, _c.BRANCH, _c.MAX_REPEAT):
+            texts = _exact([(op, av)], icase)
+            if texts and len(run) * len(texts) <= _MAX_SET:
+                run = {r + t for r in run for t in texts}
+                continue
+        flush()
         if op is _c.SUBPATTERN:
             if not icase and len(av) == 4 and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
                 continue
@@ -52,7 +132,7 @@ def _seq(
                 better(frozenset().union(*parts))  # type: ignore[arg-type]
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
             better(_seq(list(av[2]), icase, shortest))  # type: ignore[index]
-    better(frozenset({"".join(run)}) if run else None)
+    flush()
     return best
 
 

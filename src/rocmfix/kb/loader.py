@@ -17,14 +17,13 @@ path, size and mtime and by the rocmfix version, so an edited YAML is re-read.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-import pickle
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from rocmfix import __version__, safeio
+from rocmfix._quick import PickleError, pickle_load, sha256
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
 
@@ -91,7 +90,7 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
 
 
 def _cache_key(paths: Sequence[Path]) -> str:
-    h = hashlib.sha256(f"{__version__}\0kb-cache-2".encode())
+    h = sha256(f"{__version__}\0kb-cache-3".encode())
     for p in paths:
         try:
             st = p.stat()
@@ -119,12 +118,13 @@ def _cached_read(path: Path) -> tuple[Entry, ...]:
     cache = _cache_dir() / f"kb-{key}.pickle"
     try:
         with cache.open("rb") as fh:
-            entries = pickle.load(fh)  # noqa: S301 - our own cache file, keyed by content stamp
+            entries = pickle_load(fh)  # noqa: S301 - our own cache file, keyed by content stamp
         if isinstance(entries, tuple):
             return entries
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
+    except (OSError, PickleError, EOFError, AttributeError, ImportError, TypeError):
         pass
     entries = read_kb_file(path)
+    import pickle  # noqa: PLC0415 - only to write the cache
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".tmp{os.getpid()}")

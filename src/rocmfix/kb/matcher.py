@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
 
+from rocmfix import _rx
+from rocmfix._record import field, record, replace
 from rocmfix.extract import (
     Excerpt,
     clean_line,
@@ -45,11 +45,15 @@ from rocmfix.kb import symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any
+
 CONFIDENT = 0.5
 _MAX_EVIDENCE = 5
 _MAX_CANDIDATES = 6000
 
-_AMD_CONTEXT = re.compile(
+_AMD_CONTEXT = _rx.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
     r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
@@ -58,7 +62,7 @@ _AMD_CONTEXT = re.compile(
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
-_NVIDIA_CONTEXT = re.compile(
+_NVIDIA_CONTEXT = _rx.compile(
     r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|(?<!Radeon )\b[RG]TX[- ]?\d{3,4}|(?<![A-Za-z0-9])[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|(?![A-Za-z0-9]))|"
     r"(?<![A-Za-z0-9])(?:[VP]100|K80|A10G|L40S?|[GH]H200|B200|DGX)(?![A-Za-z0-9])|"
     r"\bnvidia[-_](?:dkms|uvm|kernel|current|container|docker)|\bdkms/nvidia\b|\bnvidia/\d{3}\.\d|"
@@ -75,17 +79,17 @@ _NVIDIA_CONTEXT = re.compile(
 # Values any entry's fixes may use, pulled from the whole input when the entry's
 # own extractors found nothing.
 _GLOBAL_EXTRACT: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("gfx", re.compile(r"\b(gfx[0-9]{3,4}[0-9a-f]?)\b")),
-    ("rocm_version", re.compile(r"(?:ROCm|rocm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)")),
+    ("gfx", _rx.compile(r"\b(gfx[0-9]{3,4}[0-9a-f]?)\b")),
+    ("rocm_version", _rx.compile(r"(?:ROCm|rocm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)")),
     (
         "torch_version",
-        re.compile(r"\btorch[= -]{1,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+[a-z0-9.]+)?)"),
+        _rx.compile(r"\btorch[= -]{1,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+[a-z0-9.]+)?)"),
     ),
-    ("library", re.compile(r"\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)")),
+    ("library", _rx.compile(r"\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)")),
 )
 
 
-@dataclass(frozen=True)
+@record
 class Evidence:
     """A line of the input that supports a match."""
 
@@ -105,7 +109,7 @@ class Evidence:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Match:
     """One ranked entry with its evidence and the values found for its fixes."""
 
@@ -124,7 +128,7 @@ class Match:
         return render_fixes(self.entry.fixes, self.params, lang)
 
 
-@dataclass(frozen=True)
+@record
 class Explanation:
     """The result of explaining one input."""
 
@@ -155,13 +159,13 @@ class _CompiledEntry:
     @property
     def extract(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         if self._extract is None:  # only matched entries fill in values
-            self._extract = tuple((x.name, re.compile(x.regex)) for x in self.entry.extract)
+            self._extract = tuple((x.name, _rx.compile(x.regex)) for x in self.entry.extract)
         return self._extract
 
 
 def _compile(sig: Signature) -> re.Pattern[str]:
     source = re.escape(sig.pattern) if sig.literal else sig.pattern
-    return re.compile(source, re.IGNORECASE if sig.ignore_case else 0)
+    return _rx.compile(source, re.IGNORECASE if sig.ignore_case else 0)
 
 
 class _Gate:
@@ -175,11 +179,14 @@ class _Gate:
     def __init__(self) -> None:
         self.text: str | None = None
         self.lower: str | None = None
+        self.generation = 0
+        """Bumped per input: each signature asks the gate once per input, not per line."""
 
     def open_for(self, texts: Iterable[str]) -> None:
         joined = "\n".join(texts)
         self.text = joined
         self.lower = joined.lower() if joined.isascii() else None
+        self.generation += 1
 
     def may_match(self, needles: tuple[str, ...] | None, icase: bool) -> bool:
         if needles is None or self.text is None:
@@ -194,19 +201,34 @@ class _Gate:
 class _LazyRx:
     """A signature's regex, compiled on first use and skipped when the gate is shut."""
 
-    __slots__ = ("sig", "gate", "_rx", "needles")
+    __slots__ = ("sig", "gate", "_rx", "needles", "_seen", "_open")
 
     def __init__(self, sig: Signature, gate: _Gate):
         self.sig, self.gate, self._rx = sig, gate, None
         self.needles = _needles(sig)
+        self._seen = -1  # the gate generation _open was computed for
+        self._open = True
 
     @property
     def pattern(self) -> str:
         return re.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
 
     def search(self, text: str) -> re.Match[str] | None:
-        if not self.gate.may_match(self.needles, self.sig.ignore_case):
+        gate = self.gate
+        if self._seen != gate.generation:
+            self._open = gate.may_match(self.needles, self.sig.ignore_case)
+            self._seen = gate.generation
+        if not self._open:
             return None
+        needles = self.needles
+        if needles is not None:  # the same test on the line itself: cheaper than the regex
+            if self.sig.ignore_case:
+                if text.isascii():
+                    low = text.lower()
+                    if not any(n in low for n in needles):
+                        return None
+            elif not any(n in text for n in needles):
+                return None
         if self._rx is None:
             self._rx = _compile(self.sig)
         return self._rx.search(text)
@@ -231,28 +253,29 @@ _NEEDLES: dict[tuple[str, bool], tuple[str, ...] | None] = {}
 def _load_needles(kb: KnowledgeBase) -> None:
     """Fill :data:`_NEEDLES` for ``kb`` from a small on-disk cache (parsing ~600
     regexes for their literals costs more than the rest of a one-line explain)."""
-    import hashlib  # noqa: PLC0415
+    import marshal  # noqa: PLC0415 - built in: plain tuples and strings load fastest so
     import os  # noqa: PLC0415
-    import pickle  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
+
+    from rocmfix._quick import sha256  # noqa: PLC0415
 
     keys = sorted(
         {(s.pattern, s.ignore_case) for e in kb.entries for s in (*e.signatures, *e.excludes) if not s.literal}
     )
     if all(k in _NEEDLES for k in keys):
         return
-    h = hashlib.sha256(b"needles-1\0")
+    h = sha256(b"needles-2\0")  # bump when rocmfix.kb.literals changes
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.pickle"
+    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.marshal"
     try:
         with path.open("rb") as fh:
-            cached = pickle.load(fh)  # noqa: S301 - our own cache file, keyed by content
+            cached = marshal.load(fh)  # our own cache file, keyed by content
         if isinstance(cached, dict):
             _NEEDLES.update(cached)
             return
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
+    except (OSError, EOFError, ValueError, TypeError):
         pass
     from rocmfix.kb.literals import required_literals  # noqa: PLC0415
 
@@ -265,7 +288,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         with tmp.open("wb") as fh:
-            pickle.dump(found, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            marshal.dump(found, fh)
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache only costs speed
@@ -498,13 +521,13 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
     return out
 
 
-_CUDA_WORD = re.compile(r"\bCUDA\b")
-_NOT_AMD = re.compile(
+_CUDA_WORD = _rx.compile(r"\bCUDA\b")
+_NOT_AMD = _rx.compile(
     r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
-_APPLE_CONTEXT = re.compile(
+_APPLE_CONTEXT = _rx.compile(
     r"\bmacOS\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
     r"(?<![A-Za-z]:)/Users/[\w.-]+/|\.dylib\b|"
     # Metal's own command-buffer reports and MPS-only wording (Apple GPUs only).
@@ -512,7 +535,7 @@ _APPLE_CONTEXT = re.compile(
     r"\bAGX\w*(?:Device|CommandBuffer)\b|\bPYTORCH_MPS_\w+|\bthe MPS device\b"
 )
 # An Intel GPU (XPU / IPEX / oneAPI Level Zero): not a ROCm machine either.
-_INTEL_CONTEXT = re.compile(
+_INTEL_CONTEXT = _rx.compile(
     r"\bXPU out of memory\b|\btorch\.xpu\b|device=.?xpu\b|intel_extension_for_pytorch|\b(?:ipex|IPEX)\b|"
     r"Intel\(R\) Arc\(TM\)|\blevel[_ ]zero\b|\bUR_RESULT_ERROR_\w+|\bc10_xpu\.dll\b"
 )
@@ -551,7 +574,7 @@ def _merge_symptoms(
     return list(by_id.values())
 
 
-_NUMBERS = re.compile(r"\d+")
+_NUMBERS = _rx.compile(r"\d+")
 
 
 def _region(candidates: list[tuple[int, str, int, int]]) -> str:

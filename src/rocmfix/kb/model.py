@@ -7,9 +7,10 @@ always present; :meth:`Entry.text` falls back to English.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from rocmfix import _rx
+from rocmfix._record import field, record
 
 SEVERITIES = ("error", "benign")
 RISKS = ("low", "medium", "high")
@@ -26,7 +27,7 @@ def pick(text: Mapping[str, str], lang: str) -> str:
 _CJK = "\u3400-\u9fff\uf900-\ufaff"
 _CJK_OPEN = "（「『《【“‘"
 _CJK_CLOSE = "。，、；：！？）」』》】”’"
-_CJK_GAP = re.compile(
+_CJK_GAP = _rx.compile(
     rf"(?<=[{_CJK}{_CJK_CLOSE}])[ \t]*\n[ \t]*(?=[{_CJK}{_CJK_OPEN}{_CJK_CLOSE}])"  # a folded line
     rf"|(?<=[{_CJK_CLOSE}])[ \t]+"  # a space after full-width punctuation
     rf"|[ \t]+(?=[{_CJK_CLOSE}])"  # a space before it
@@ -44,7 +45,7 @@ def tidy_cjk(text: str) -> str:
     return _CJK_GAP.sub("", text)
 
 
-@dataclass(frozen=True)
+@record
 class Signature:
     """A pattern that identifies an entry in a line of text."""
 
@@ -67,7 +68,7 @@ class Signature:
         return self.weight < 0.5
 
 
-@dataclass(frozen=True)
+@record
 class Extractor:
     """A named value pulled from matching text (first capture group)."""
 
@@ -75,7 +76,7 @@ class Extractor:
     regex: str
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     """One way to fix an entry: a built-in action, or manual steps to type."""
 
@@ -93,7 +94,7 @@ class Fix:
     """Parameter names that must be known for this fix to be offered."""
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One root cause (or one benign, expected line) in the knowledge base."""
 
@@ -123,7 +124,7 @@ class Entry:
         return pick(getattr(self, name), lang)
 
 
-@dataclass(frozen=True)
+@record
 class KnowledgeBase:
     """All entries in load order, plus the user files that were skipped."""
 

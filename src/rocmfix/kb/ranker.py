@@ -21,17 +21,22 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+
+from rocmfix import _rx
+from rocmfix._record import record
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 SCHEMA = "rocmfix.ranker/1"
 ARTIFACT = "ranker.bin"
@@ -43,13 +48,13 @@ MAX_CHARS = 32 * 1024
 # says nothing about a failure, yet a few such lines beside a short report would dilute
 # the report's features. A line that also names an error, a failure or the GPU stack is
 # kept. Only the ranker drops them; signatures still see every line.
-_CHATTER = re.compile(
+_CHATTER = _rx.compile(
     r"\d%\|| \d+/\d+ \[|\d\s?(?:it/s|s/it)\b|['\"]?\b(?:loss|grad_norm|learning_rate|epoch)['\"]?\s?[:=]\s?[\d.]"
     r"|\bthroughput\b[^\n]{0,20}\d|^wandb: |\b[NR]CCL INFO\b"
     # a warning (Python's "file.py:12: UserWarning: ...", c10's "[W file.cpp:12] Warning: ...")
     r"|^\s*(?:\S+:\d+: )?\w*Warning: |\[W [\w./-]+:\d+\] Warning: "
 )
-_SIGNAL = re.compile(
+_SIGNAL = _rx.compile(
     r"(?i)error|fail|exception|abort|fault|traceback|hip|rocm|cuda|nan\b|\binf\b|killed|denied"
 )
 
@@ -65,10 +70,10 @@ def without_chatter(text: str) -> str:
     )
 
 
-_WORD = re.compile(r"[a-z_][a-z0-9_.+-]*[a-z0-9]|[a-z]{2,}")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_DIGITS = re.compile(r"\d+")
-_HEX = re.compile(r"0x[0-9a-f]+")
+_WORD = _rx.compile(r"[a-z_][a-z0-9_.+-]*[a-z0-9]|[a-z]{2,}")
+_CJK_RUN = _rx.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_DIGITS = _rx.compile(r"\d+")
+_HEX = _rx.compile(r"0x[0-9a-f]+")
 
 
 def _words(text: str) -> list[str]:
@@ -188,7 +193,7 @@ def decide(
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Similar:
     """A real report close to the user's text, with how it was resolved."""
 
@@ -314,9 +319,9 @@ class Ranker:
             and len(self._w_ptr) == len(self._vocab) + 1
             and self._w_ptr[-1] == len(self._w_cls) == len(self._w_val)
             and len(self.classes) == len(self._bias)
-            and max(self._w_cls, default=0) < max(len(self.classes), 1)
+            # every class index names a class: deleting the valid bytes leaves none (in C)
+            and not self._w_cls.tobytes().translate(None, bytes(range(min(len(self.classes), 256))))
             and self._c_ptr[-1] == len(self._c_term) == len(self._c_val)
-            and max(self._c_term, default=0) < max(len(self._vocab), 1)
         ):
             raise ValueError("ranker artifact arrays disagree in length")
         if len(self._comb_w) != N_COMBINE:  # trained for another set of combination inputs
@@ -329,6 +334,8 @@ class Ranker:
             cases = json.loads(self._cases_raw.decode("utf-8"))
             if len(cases) + 1 != len(self._c_ptr):
                 raise ValueError("ranker artifact: case index disagrees with its cases")
+            if max(self._c_term, default=0) >= max(len(self._vocab), 1):
+                raise ValueError("ranker artifact: a case names a feature out of range")
             self._cases_list = cases
         return self._cases_list
 
@@ -459,4 +466,7 @@ def similar_cases(explanation: Any, entry_id: str, limit: int = 3) -> list[Simil
     region = getattr(explanation, "region", "")
     if model is None or not region.strip():
         return []
-    return model.similar(region, entry_id, limit=limit)
+    try:
+        return model.similar(region, entry_id, limit=limit)
+    except ValueError:  # a damaged case index (checked on first use): no similar cases
+        return []

@@ -12,36 +12,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 
-from rocmfix import compat
+from rocmfix import _rx
+from rocmfix._record import record
 from rocmfix.kb.model import Fix, pick
 
-_PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from rocmfix import compat
+
+
+_PLACEHOLDER_RE = _rx.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 # Shapes for values that may reach a fix. Anything else is dropped.
 _SHAPES: dict[str, re.Pattern[str]] = {
-    "gfx": re.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
-    "igpu": re.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
-    "hsa_override": re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}"),
-    "rocm_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
-    "rocm_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
-    "install_index": re.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
-    "hip_version": re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,6})?(?:-[0-9a-f]{1,12})?"),
-    "torch_version": re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
-    "library": re.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
-    "device_index": re.compile(r"\d{1,3}"),
-    "node": re.compile(r"\d{1,3}"),
-    "alloc_size": re.compile(r"\d{1,9}(?:\.\d{1,3})? ?(?:[KMGT]i?B|bytes)"),
-    "python_version": re.compile(r"3\.\d{1,2}"),
-    "symbol": re.compile(r"[A-Za-z_][A-Za-z0-9_:@.]{0,200}"),
-    "version_tag": re.compile(r"[A-Za-z_]{1,16}[_.]?\d{1,3}(?:\.\d{1,3}){0,2}"),
-    "interface": re.compile(r"[A-Za-z0-9_.:^=-]{1,32}"),
-    "path": re.compile(r"/[A-Za-z0-9_./+-]{1,200}"),
-    "gcc_major": re.compile(r"\d{1,2}"),
-    "kernel": re.compile(r"\d{1,2}\.\d{1,3}[A-Za-z0-9_.+-]{0,64}"),
+    "gfx": _rx.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
+    "igpu": _rx.compile(r"gfx[0-9]{2,4}[0-9a-f]?"),
+    "hsa_override": _rx.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}"),
+    "rocm_version": _rx.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "rocm_index": _rx.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "install_index": _rx.compile(r"rocm\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"),
+    "hip_version": _rx.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,6})?(?:-[0-9a-f]{1,12})?"),
+    "torch_version": _rx.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
+    "library": _rx.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
+    "device_index": _rx.compile(r"\d{1,3}"),
+    "node": _rx.compile(r"\d{1,3}"),
+    "alloc_size": _rx.compile(r"\d{1,9}(?:\.\d{1,3})? ?(?:[KMGT]i?B|bytes)"),
+    "python_version": _rx.compile(r"3\.\d{1,2}"),
+    "symbol": _rx.compile(r"[A-Za-z_][A-Za-z0-9_:@.]{0,200}"),
+    "version_tag": _rx.compile(r"[A-Za-z_]{1,16}[_.]?\d{1,3}(?:\.\d{1,3}){0,2}"),
+    "interface": _rx.compile(r"[A-Za-z0-9_.:^=-]{1,32}"),
+    "path": _rx.compile(r"/[A-Za-z0-9_./+-]{1,200}"),
+    "gcc_major": _rx.compile(r"\d{1,2}"),
+    "kernel": _rx.compile(r"\d{1,2}\.\d{1,3}[A-Za-z0-9_.+-]{0,64}"),
 }
-_DEFAULT_SHAPE = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")
+_DEFAULT_SHAPE = _rx.compile(r"[A-Za-z0-9_.:+-]{1,64}")
 
 
 def clean_value(name: str, value: str) -> str | None:
@@ -64,8 +69,17 @@ def derive(
     (from its full local tag, to restore that same build), never a guess.
     """
     out = dict(params)
+    tagged = bool(out.get("torch_version")) and "+" in out["torch_version"]
+    if machine is None and not tagged and not out.get("gfx"):
+        texts = list(texts)
+        if not any("gfx" in t.lower() for t in texts):
+            # No GPU named and no tagged build: the compatibility model has nothing to
+            # derive (the path below would return ``out`` unchanged), so skip importing it.
+            return out
+    from rocmfix import compat  # noqa: PLC0415 - its data tables load only when needed
+
     torch = None
-    if out.get("torch_version") and "+" in out["torch_version"]:
+    if tagged:
         torch = compat.TorchBuild(out["torch_version"])
     if machine is None:
         gpus = compat.gpus_from_text("\n".join(texts))
@@ -75,6 +89,8 @@ def derive(
             gpus=gpus, torch=torch, python=out.get("python_version"), gpus_known=bool(gpus)
         )
     elif torch is not None and machine.torch is None:
+        from dataclasses import replace  # noqa: PLC0415 - compat.Machine is a dataclass
+
         machine = replace(machine, torch=torch)
     if machine.torch is not None and _expandable_ok(machine.torch):
         out.setdefault("alloc_expandable", "expandable_segments:True")
@@ -96,6 +112,8 @@ def _expandable_ok(torch: compat.TorchBuild) -> bool:
     index = torch.index
     if parts is None or index is None:
         return False
+    from rocmfix import compat  # noqa: PLC0415
+
     return parts[0][:2] >= (2, 11) and compat.index_key(index) >= (7, 0, 0)
 
 
@@ -189,7 +207,7 @@ def _fill_commands(commands: tuple[str, ...], params: Mapping[str, str]) -> tupl
     return tuple(out)
 
 
-@dataclass(frozen=True)
+@record
 class RenderedFix:
     """A fix with the user's values filled in, ready to show or to plan."""
 

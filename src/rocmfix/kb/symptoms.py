@@ -10,10 +10,10 @@ several entries well names none of them with confidence.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
+from rocmfix import _rx
 from rocmfix.kb.model import Entry
 
 MAX_CHARS = 400
@@ -38,30 +38,54 @@ class SymptomIndex:
         n = max(len(docs), 1)
         return {w: math.log(1 + n / c) for w, c in counts.items()}
 
+    @cached_property
+    def _flat(self) -> tuple[tuple[int, str, frozenset[str]], ...]:
+        """Every (entry index, symptom, its content words), in entry order."""
+        return tuple(
+            (i, symptom, content_words(symptom))
+            for i, e in enumerate(self._entries)
+            for symptom in e.symptoms
+        )
+
     def scores(self, text: str) -> dict[str, float]:
         """0..100 resemblance of ``text`` to each entry that reaches the threshold."""
         if len(text) > MAX_CHARS or not text.strip():
             return {}
-        from rapidfuzz import fuzz, utils  # noqa: PLC0415 - only short inputs need it
+        from rapidfuzz import fuzz, process, utils  # noqa: PLC0415 - only short inputs need it
 
         query = utils.default_process(text)
         words = content_words(text)
         if len(query.split()) < 2 or not words:
             return {}
-        scores: dict[str, float] = {}
-        for entry in self._entries:
-            best = 0.0
-            for symptom in entry.symptoms:
-                chars = min(
-                    fuzz.token_set_ratio(query, utils.default_process(symptom)),
-                    fuzz.WRatio(query, symptom, processor=utils.default_process),
-                )
-                # Half the weighted words shared is as telling as a 70% character match.
-                cosine = overlap(words, content_words(symptom), self._idf)
-                best = max(best, chars, 70 + (cosine - 0.5) * 60 if cosine >= 0.5 else 0.0)
-            if best >= THRESHOLD:
-                scores[entry.id] = best
-        return scores
+        flat = self._flat
+        # Character similarity: min(token_set_ratio, WRatio). It counts only at or above
+        # the threshold, so the batch pass (in C) keeps the symptoms whose token_set_ratio
+        # gets there and WRatio is computed for those alone.
+        processed = self._processed
+        best = [0.0] * len(self._entries)
+        for _choice, tsr, k in process.extract(
+            query, processed, scorer=fuzz.token_set_ratio, limit=None, score_cutoff=THRESHOLD
+        ):
+            i, symptom, _ = flat[k]
+            chars = min(tsr, fuzz.WRatio(query, symptom, processor=utils.default_process))
+            best[i] = max(best[i], chars)
+        idf = self._idf
+        for i, _symptom, sym_words in flat:
+            if words.isdisjoint(sym_words):
+                continue  # no shared word: the overlap is 0
+            # Half the weighted words shared is as telling as a 70% character match.
+            cosine = overlap(words, sym_words, idf)
+            if cosine >= 0.5:
+                best[i] = max(best[i], 70 + (cosine - 0.5) * 60)
+        return {
+            self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD
+        }
+
+    @cached_property
+    def _processed(self) -> list[str]:
+        from rapidfuzz import utils  # noqa: PLC0415
+
+        return [utils.default_process(symptom) for _, symptom, _ in self._flat]
 
     def hints(self, text: str, minimum: float = 0.7) -> dict[str, float]:
         """Entries whose symptom phrasing a longer text mostly contains (0..1).
@@ -156,7 +180,7 @@ _STOP = frozenset(
         "cannot",
     ]
 )
-_WORD_RE = re.compile(r"[a-z0-9_.+]+")
+_WORD_RE = _rx.compile(r"[a-z0-9_.+]+")
 
 
 def content_words(text: str) -> frozenset[str]:
