@@ -25,11 +25,10 @@ from rocmfix.kb.split import Split, repo_cases
 DATA = Path(__file__).parent / "data"
 DEV = DATA / "eval" / "dev.jsonl"
 
-# Rounds collected after the floors below were measured (heldout-aa.jsonl onwards)
-# are the never-tuned figure of docs/eval-rounds.md. They stay out of the floor
-# population until the floors are re-measured with them (after the ranker is
-# retrained on their tune side): a floor only moves when it is measured again,
-# and a new round must not silently lower it.
+# Rounds collected from heldout-aa.jsonl onwards (docs/eval-rounds.md) keep floors of
+# their own: their frozen side is the never-tuned figure, much lower than that of the
+# older rounds, and mixing the two populations would let a new round silently lower
+# the older floors (or hide how far the new one is from the targets).
 _LATE_ROUND = re.compile(r"^heldout/heldout-[a-z]{2}\.jsonl$")
 
 
@@ -37,12 +36,23 @@ def _floor_cases() -> list[dict[str, object]]:
     return [c for c in repo_cases(DATA) if not _LATE_ROUND.match(str(c["origin"]))]
 
 
-# Measured with `rocmfix kb eval --repo tests/data` (ranker retrained after rounds u-z
-# joined: 452 frozen cases, 46 of them new and harder), rounded down.
-FROZEN_FLOOR = {"top1": 0.88, "top3": 0.97, "unrelated_unmatched": 0.94}
+# Measured with `rocmfix kb eval --repo tests/data` on rounds a-z and logs/ (452 frozen
+# cases), ranker retrained with the tune sides of rounds aa-aj: top-1 0.902, top-3 0.988,
+# look-alikes left alone 0.937, prose top-1 0.917, confidence >= 0.5 right 0.943; rounded
+# down. The look-alike floor went from 0.94 to 0.93 on purpose (one case of 126): the
+# combiner that may now name a cause no signature matched (docs/ranker.md) costs that one
+# case and gains prose top-1 0.875 -> 0.917 here and never-tuned top-1 0.445 -> 0.55.
+FROZEN_FLOOR = {"top1": 0.90, "top3": 0.98, "unrelated_unmatched": 0.93}
 TUNE_FLOOR = {"top1": 0.95, "top3": 0.99, "unrelated_unmatched": 0.92}
-PROSE_FROZEN_TOP1 = 0.85
+PROSE_FROZEN_TOP1 = 0.91
 CONFIDENT_RIGHT = 0.94  # confidence >= 0.5 is right at least 9 times in 10
+
+# The frozen side of rounds aa-aj (61 reports from sources the repo had never held,
+# collected this round and placed by hash before anyone evaluated them): nothing was
+# tuned on them, so this is the figure closest to a stranger's report. Measured
+# 0.553 / 0.787 / 0.929 (47 labelled, 14 look-alikes), rounded down. Far below the
+# issue's targets (0.85 / 0.93 / 0.90); the floor only stops it from getting worse.
+LATE_FROZEN_FLOOR = {"top1": 0.53, "top3": 0.76, "unrelated_unmatched": 0.92}
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +71,16 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
     assert frozen["confident_right"] >= CONFIDENT_RIGHT
     # Frozen misses are reported as counts only, never as texts or case ids.
     assert "misses" not in frozen and set(frozen["miss_counts"]) == {"by_id", "by_kind"}
+
+
+def test_the_frozen_side_of_the_late_rounds_meets_its_floor() -> None:
+    late = [c for c in repo_cases(DATA) if _LATE_ROUND.match(str(c["origin"]))]
+    report = evaluate(late, load_kb(), split=Split.load(DATA / "split.json"))
+    frozen = report["sides"]["frozen"]
+    assert frozen["cases"] >= 60
+    for key, floor in LATE_FROZEN_FLOOR.items():
+        assert frozen[key] >= floor, (key, frozen[key], frozen["miss_counts"])
+    assert "misses" not in frozen
 
 
 def test_the_tune_side_meets_its_floor(report) -> None:  # type: ignore[no-untyped-def]
