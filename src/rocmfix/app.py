@@ -164,10 +164,11 @@ class RocmfixApp(App[int]):
         else:
             from rocmfix.screens.modals import ErrorModal
 
+            from rocmfix.screens.texts import t
+
             text = "".join(traceback.format_exception(error)) if error else "unknown error"
-            self.push_screen(
-                ErrorModal(f"{worker.description or 'A task'} failed unexpectedly", text)
-            )
+            what = worker.description or t(lang, "a_task")
+            self.push_screen(ErrorModal(t(lang, "failed_unexpectedly", what=what), text))
 
     # ------------------------------------------------------------ commands
 
@@ -228,9 +229,9 @@ class RocmfixApp(App[int]):
     async def action_quit(self) -> None:
         busy = [w for w in self.workers if w.group == "fix" and w.state == WorkerState.RUNNING]
         if busy:
-            self.notify(
-                "A fix is being applied; quit again once it has finished.", severity="warning"
-            )
+            from rocmfix.screens.texts import t
+
+            self.notify(t(self.session.lang, "fix_busy"), severity="warning")
             return
         stop_children()
         self.exit(0)

@@ -121,6 +121,23 @@ def test_no_color_draws_without_colours() -> None:
         assert term.exit_status() == 0
 
 
+def test_keys_typed_while_the_app_starts_all_arrive() -> None:
+    """Typing from the moment the command starts (before the first screen is drawn and
+    while it mounts): every key lands in the text area, in order.
+
+    Keys sent before Textual reads the terminal wait in the pty; once it reads, they
+    queue as messages that are handled only after the app (and so the paste screen)
+    has mounted.
+    """
+    typed = "".join(chr(ord("a") + i % 26) for i in range(60))
+    with app((100, 30)) as term:
+        for ch in typed:
+            term.press("-l", ch)
+            time.sleep(0.02)
+        screen = term.wait_for(lambda s: " 1 line" in s, timeout=30)
+        assert typed in screen, screen
+
+
 def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
     with app((100, 30), env={"LANG": "zh_CN.UTF-8"}) as term:
         term.wait_ready("粘贴")
