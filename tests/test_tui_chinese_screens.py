@@ -18,7 +18,6 @@ from rocmfix.screens.fix import FixScreen
 from rocmfix.screens.modals import ConfirmModal
 from rocmfix.screens.session import Session
 from rocmfix.screens.texts import EN, ZH
-
 from test_tui import DATA, settle
 
 SIZE = (120, 40)

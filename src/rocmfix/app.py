@@ -163,7 +163,6 @@ class RocmfixApp(App[int]):
             )
         else:
             from rocmfix.screens.modals import ErrorModal
-
             from rocmfix.screens.texts import t
 
             text = "".join(traceback.format_exception(error)) if error else "unknown error"
