@@ -151,6 +151,26 @@ def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
         assert "由错误特征匹配" in screen and "confidence" not in screen, screen
 
 
+def test_doctor_verify_history_and_help_speak_chinese_under_a_chinese_locale() -> None:
+    with app((120, 40), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
+        term.wait_ready("粘贴", timeout=60)
+        term.press("F3")
+        screen = term.wait_for(lambda s: "项失败" in s and "最可能的原因：" in s, timeout=60)
+        assert "检查" in screen and "Most likely" not in screen, screen
+        term.press("F4")
+        screen = term.wait_for("GPU 测试 · 级别", timeout=60)
+        assert "显示演示机器的录制结果" in screen and "GPU test" not in screen, screen
+        term.press("F6")
+        screen = term.wait_for("尚未应用任何修复", timeout=30)
+        assert "No fix applied" not in screen, screen
+        term.press("F1")
+        screen = term.wait_for("esc、q 或 F1 关闭", timeout=30)  # the dialog's border says it
+        assert "任意位置" in screen and "anywhere" not in screen, screen
+        term.press("Escape")
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
 def test_the_demo_greets_in_chinese_under_a_chinese_locale() -> None:
     with app((100, 30), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
         screen = term.wait_for("临时 HOME", timeout=60)
