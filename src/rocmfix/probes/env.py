@@ -380,8 +380,11 @@ def check_env_other(ctx: Context) -> CheckResult:
             Status.OK,
             f"{len(evidence)} related variable(s), nothing suspicious"
             if not foreign
-            else f"{len(evidence)} related variable(s); LD_LIBRARY_PATH adds {', '.join(foreign)}"
-            " (not a ROCm folder; no ROCm library found there)",
+            else f"{len(evidence)} related variable(s); LD_LIBRARY_PATH adds "
+            + ", ".join(
+                f"{d} (no ROCm library in it)" if ctx.host.exists(d) else f"{d} (not read)"
+                for d in foreign
+            ),
             evidence=evidence,
         )
     return result(
