@@ -343,7 +343,9 @@ def test_gpu_list_judges_a_retired_gfx_without_torch(
     # unsupported by current ROCm too, but verified wheels target them: not flagged here.
     def change(data: dict, root: Path) -> None:
         props = root / "sys/class/kfd/kfd/topology/nodes/1/properties"
-        text = props.read_text().replace("gfx_target_version 80003", f"gfx_target_version {target_version}")
+        text = props.read_text().replace(
+            "gfx_target_version 80003", f"gfx_target_version {target_version}"
+        )
         props.write_text(text)
 
     host = _variant(tmp_path, "rx580-gfx803", change)

@@ -281,10 +281,12 @@ def check_gpu_list(ctx: Context) -> CheckResult:
             "gpu-list",
             Status.WARN,
             f"{summary}: current ROCm lists {', '.join(names)} as unsupported and no PyTorch ROCm "
-            "wheel rocmfix knows of targets "
-            + ("it" if len(names) == 1 else "them"),
+            "wheel rocmfix knows of targets " + ("it" if len(names) == 1 else "them"),
             details="\n".join(
-                [*lines, "Sources: " + ", ".join(compat.urls(s for i in infos if i for s in i.sources))]
+                [
+                    *lines,
+                    "Sources: " + ", ".join(compat.urls(s for i in infos if i for s in i.sources)),
+                ]
             ),
             evidence=evidence
             + [
