@@ -359,3 +359,21 @@ def test_gpu_list_judges_a_retired_gfx_without_torch(
         assert "https://" in listing.details  # the gfx table's sources are printed
     else:
         assert "unsupported-gpu-architecture" not in causes
+
+
+def test_a_gfx803_stack_that_has_its_kernels_is_not_called_unsupported(tmp_path: Path) -> None:
+    # A self-built torch and rocBLAS for gfx803: gpu-list still states the support tables,
+    # but gpu-arch-vs-torch read the kernels, so the cause is ruled out and never ranked.
+    lib = "home/alex/venv/lib/python3.11/site-packages/torch/lib/rocblas/library"
+
+    def change(data: dict, root: Path) -> None:
+        data["torch"]["arch_list"] = ["gfx803"]
+        (root / lib / "TensileLibrary_lazy_gfx803.dat").write_text("")
+
+    results = _run(_variant(tmp_path, "rx580-gfx803", change))
+    assert "unsupported-gpu-architecture" in results["gpu-list"].kb_ids
+    arch = results["gpu-arch-vs-torch"]
+    assert arch.status is Status.OK, arch.summary
+    assert "unsupported-gpu-architecture" in arch.ruled_out
+    causes = [c["id"] for c in root_causes(results.values())]
+    assert "unsupported-gpu-architecture" not in causes
