@@ -377,3 +377,28 @@ def test_a_gfx803_stack_that_has_its_kernels_is_not_called_unsupported(tmp_path:
     assert "unsupported-gpu-architecture" in arch.ruled_out
     causes = [c["id"] for c in root_causes(results.values())]
     assert "unsupported-gpu-architecture" not in causes
+
+
+@pytest.mark.parametrize("state", ["enabled", "disabled", "masked"])
+def test_gpu_manager_enabled_by_default_is_not_a_root_cause(tmp_path: Path, state: str) -> None:
+    # Ubuntu enables gpu-manager on every desktop (WantedBy=display-manager.service): on a
+    # working RX 7900 XTX its state is named, never ranked, and never rules the cause out
+    # unless the service is off.
+    def change(data: dict, root: Path) -> None:
+        data["commands"].append(
+            {
+                "argv": ["systemctl", "is-enabled", "gpu-manager"],
+                "missing": False,
+                "returncode": 0 if state == "enabled" else 1,
+                "stdout": state + "\n",
+                "stderr": "",
+                "timed_out": False,
+            }
+        )
+
+    results = _run(_variant(tmp_path, "rx7900xtx-healthy", change))
+    manager = results["gpu-manager"]
+    assert manager.status is Status.OK and state in manager.summary
+    assert manager.kb_ids == ()
+    assert ("gpu-manager-conflict" in manager.ruled_out) is (state != "enabled")
+    assert root_causes(results.values()) == []
