@@ -79,7 +79,7 @@ def test_enter_opens_the_confident_cause_after_a_paste() -> None:
 
 
 FKEYS = {  # key -> text only that screen shows
-    "F1": "esc closes",
+    "F1": "F1 closes",
     "F3": "Enter: details",
     "F4": "GPU test",
     "F5": "Search causes",
@@ -102,7 +102,7 @@ def test_every_f_key_screen_draws_and_ctrl_q_exits_0(size: tuple[int, int], tmp_
             assert len(lines) <= size[1] and all(len(line) <= size[0] for line in lines)
             if key == "F1":
                 term.press("Escape")
-                term.wait_for(lambda s: "esc closes" not in s)
+                term.wait_for(lambda s: "F1 closes" not in s)
             if key == "F3":  # the result column is not cut to a few characters
                 assert "kernel 6.8" in screen or "amdgpu loaded" in screen, screen
         term.press("C-q")
