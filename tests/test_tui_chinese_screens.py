@@ -161,3 +161,16 @@ async def test_a_fix_opened_with_a_snapshot_says_it_is_planned_for_this_machine(
         await pilot.press("n")
         await settle(app, pilot)
     assert not list(tmp_path.iterdir()), "declined: nothing written"
+
+
+async def test_the_command_palette_s_own_entries_are_chinese() -> None:
+    app = RocmfixApp(Session(lang="zh"))
+    async with app.run_test(size=SIZE) as pilot:
+        commands = list(app.get_system_commands(app.screen))
+        titles = [c.title for c in commands]
+        for word in ("粘贴：", "诊断：", "验证：", "知识库：", "历史：", "帮助"):
+            assert any(t.startswith(word) for t in titles), (word, titles)
+        assert not any(t.startswith(("Paste", "Doctor", "History")) for t in titles), titles
+        next(c for c in commands if c.title.startswith("历史：")).callback()
+        await pilot.pause(0.2)
+        assert app.current_mode == "history"
