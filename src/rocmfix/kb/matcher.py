@@ -276,7 +276,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
     path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.marshal"
     try:
         with path.open("rb") as fh:
-            cached = marshal.load(fh)  # our own cache file, keyed by content
+            cached = marshal.loads(fh.read())  # our own cache file; one read (see rocmfix._rx)
         if isinstance(cached, dict):
             _NEEDLES.update(cached)
             return
