@@ -31,7 +31,7 @@ class SymptomIndex:
 
     @cached_property
     def _idf(self) -> dict[str, float]:
-        docs = [content_words(s) for e in self._entries for s in e.symptoms]
+        docs = [words for _, _, words in self._flat]  # each symptom's words, computed once
         counts: dict[str, int] = {}
         for doc in docs:
             for word in doc:
