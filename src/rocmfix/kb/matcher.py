@@ -255,7 +255,6 @@ def _load_needles(kb: KnowledgeBase) -> None:
     regexes for their literals costs more than the rest of a one-line explain)."""
     import marshal  # noqa: PLC0415 - built in: plain tuples and strings load fastest so
     import os  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
 
     from rocmfix._quick import sha256  # noqa: PLC0415
 
@@ -273,9 +272,9 @@ def _load_needles(kb: KnowledgeBase) -> None:
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.marshal"
+    path = os.path.join(base, "rocmfix", f"needles-{h.hexdigest()[:32]}.marshal")
     try:
-        with path.open("rb") as fh:
+        with open(path, "rb") as fh:
             cached = marshal.loads(fh.read())  # our own cache file; one read (see rocmfix._rx)
         if isinstance(cached, dict):
             _NEEDLES.update(cached)
@@ -290,9 +289,9 @@ def _load_needles(kb: KnowledgeBase) -> None:
         found[(pattern, icase)] = tuple(sorted(lits)) if lits else None
     _NEEDLES.update(found)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with tmp.open("wb") as fh:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path[: -len('.marshal')]}.tmp{os.getpid()}"
+        with open(tmp, "wb") as fh:
             marshal.dump(found, fh)
         os.replace(tmp, path)
     except OSError:
