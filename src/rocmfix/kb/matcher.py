@@ -391,7 +391,17 @@ class Matcher:
                 lambda eid: cuda_only or self._excluded(eid, candidates),
             )
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
-        scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
+        # Ordered as shown (whole percents): where the shown figures tie, an entry that an
+        # error line or symptom matched comes before one only the ranker put there (beside a
+        # decisive signature the ranker's leftovers all read ~0 %, and their order is noise).
+        scored.sort(
+            key=lambda m: (
+                -round(m.confidence, 2),
+                m.via == "ranker",
+                -m.entry.priority,
+                m.entry.id,
+            )
+        )
         causes = tuple(m for m in scored if not m.entry.benign)
         benign = tuple(m for m in scored if m.entry.benign and m.confident)
         return Explanation(
