@@ -1,0 +1,18 @@
+"""The session language from the locale, without the message tables.
+
+``rocmfix.i18n_errors`` compiles some forty message patterns at import; a
+command that only needs to know the language (every ``explain``) asks here.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def locale_lang() -> str:
+    """``zh`` when the locale says Chinese, else ``en`` (the first variable set decides)."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(var)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
