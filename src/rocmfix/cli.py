@@ -139,8 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     name = args_list[0] if args_list and args_list[0] in COMMANDS else None
     try:
+        from rocmfix._lang import lang_of
         from rocmfix.i18n_argparse import chinese
-        from rocmfix.i18n_errors import lang_of
 
         lang = lang_of(args_list)
         if name is None:

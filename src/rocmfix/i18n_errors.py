@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rocmfix._lang import locale_lang
+from rocmfix._lang import lang_of, locale_lang
 
 __all__ = ["HINTS", "LABELS", "MESSAGES", "lang_of", "locale_lang", "translate"]
 
@@ -133,13 +133,3 @@ def translate(text: str, table: Sequence[tuple[re.Pattern[str], str]], lang: str
         if m:
             return template.format(**m.groupdict())
     return text
-
-
-def lang_of(argv: Sequence[str]) -> str:
-    """``zh`` for ``--lang zh`` (or ``--lang=zh``) on the command line, else the locale's."""
-    for i, word in enumerate(argv):
-        if word == "--lang" and i + 1 < len(argv):
-            return "zh" if argv[i + 1].startswith("zh") else "en"
-        if word.startswith("--lang="):
-            return "zh" if word.split("=", 1)[1].startswith("zh") else "en"
-    return locale_lang()
