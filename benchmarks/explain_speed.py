@@ -182,12 +182,30 @@ def signature_set(py: Path) -> list[str]:
     return [e for p in json.loads(out.stdout) if (e := to_ere(p)) is not None]
 
 
-def timed(cmd: list[str], **kw: object) -> float:
+CPU: dict[str, list[float]] = {}
+"""CPU seconds (user + system, the command and the children it waited for) of each
+timed command, by label: on a shared machine they move less with the load than wall time."""
+
+
+def timed(cmd: list[str], label: str | None = None, **kw: object) -> float:
     # Output goes to a pipe, never /dev/null: GNU grep stops at the first match
     # when it sees its output is /dev/null.
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False, **kw)  # type: ignore[call-overload]
-    return time.perf_counter() - start
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, **kw)  # type: ignore[call-overload]
+    assert proc.stdout is not None
+    while proc.stdout.read(1 << 16):
+        pass
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.stdout.close()
+    proc.returncode = 0  # reaped here; keeps Popen from waiting again
+    wall = time.perf_counter() - start
+    if label:
+        CPU.setdefault(label, []).append(usage.ru_utime + usage.ru_stime)
+    return wall
+
+
+def cpu_ms(label: str) -> float:
+    return statistics.median(CPU[label]) * 1000
 
 
 def peak_rss_mb(cmd: list[str], env: dict[str, str] | None = None) -> float:
@@ -215,11 +233,12 @@ def scale(
     e: list[float] = []
     for _ in range(runs):
         for name, pfile in grep_sets:
-            times[name].append(timed(["grep", "-c", "-E", "-f", str(pfile), str(log)], env=cenv))
-        e.append(timed(explain, env=env))
+            times[name].append(
+                timed(["grep", "-c", "-E", "-f", str(pfile), str(log)], f"{label}-{name}", env=cenv)
+            )
+        e.append(timed(explain, f"{label}-explain", env=env))
     out = subprocess.run(explain, capture_output=True, text=True, check=False, env=env)
     found = out.returncode == 0 and '"no-binary-for-gpu"' in out.stdout
-    del label
     return statistics.median(e), {k: statistics.median(v) for k, v in times.items()}, found
 
 
@@ -273,9 +292,9 @@ def main() -> int:
         timed(script, env=env)
         base, cold, cold_m = [], [], []
         for _ in range(args.runs):
-            base.append(timed([str(py), "-c", "pass"], env=env))
-            cold.append(timed(script, env=env))
-            cold_m.append(timed(one, env=env))
+            base.append(timed([str(py), "-c", "pass"], "pass", env=env))
+            cold.append(timed(script, "cold", env=env))
+            cold_m.append(timed(one, "cold_m", env=env))
         ratio = statistics.median(cold) / statistics.median(base)
         ratio_m = statistics.median(cold_m) / statistics.median(base)
         ok &= ratio <= 5
@@ -284,6 +303,10 @@ def main() -> int:
         print(f"            python -c pass                    median {median_ms(base):7.1f} ms")
         print(f"            ratio {ratio:.2f}x (target <= 5x)  {'PASS' if ratio <= 5 else 'FAIL'}")
         print(f"            ratio with python -m: {ratio_m:.2f}x")
+        print(
+            f"            CPU time: {cpu_ms('cold'):.1f} / {cpu_ms('pass'):.1f} ms, "
+            f"ratio {cpu_ms('cold') / cpu_ms('pass'):.2f}x (python -m {cpu_ms('cold_m') / cpu_ms('pass'):.2f}x)"
+        )
 
         # 2. scale
         log = tmpd / "train.log"
@@ -319,6 +342,11 @@ def main() -> int:
         )
         print(f"            ratio vs grep KB: {rkb:.2f}")
         print(
+            f"            CPU time: explain {cpu_ms('hs-explain') / 1000:.2f} s, grep 30 "
+            f"{cpu_ms('hs-grep30') / 1000:.2f} s, ratio {cpu_ms('hs-explain') / cpu_ms('hs-grep30'):.2f} "
+            "(explain on both cores: its CPU time exceeds its wall time)"
+        )
+        print(
             f"            explain peak RSS {rss:.0f} MB (target <= 150)  {'PASS' if rss <= 150 else 'FAIL'}"
         )
 
@@ -346,6 +374,10 @@ def main() -> int:
         )
         print(
             f"            ratio vs grep 30: {fr:.1f} (target <= 3)  {'PASS' if fr <= 3 else 'FAIL'}"
+        )
+        print(
+            f"            CPU time: explain {cpu_ms('re-explain') / 1000:.2f} s, grep 30 "
+            f"{cpu_ms('re-grep30') / 1000:.2f} s, ratio {cpu_ms('re-explain') / cpu_ms('re-grep30'):.1f}"
         )
         if args.keep_venv and not args.venv:
             print(f"venv kept at {py.parent.parent} (reuse with --venv {py.parent.parent})")

@@ -298,3 +298,107 @@ def test_an_old_system_rocm_is_not_blamed_when_torch_sees_the_gpu(tmp_path: Path
     assert results["rocm-install"].status is Status.OK and not results["rocm-install"].kb_ids
     assert "torch uses its own runtime" in results["rocm-install"].summary
     assert root_causes(results.values()) == []
+
+
+def test_env_other_agrees_with_rocminfo_on_the_folder_it_blames(tmp_path: Path) -> None:
+    results = _run(_variant(tmp_path, AOCC, lambda d, r: None), ["rocminfo", "env-other"])
+    other = results["env-other"]
+    assert results["rocminfo"].kb_ids == ("rocm-library-version-mismatch",)
+    assert other.status is Status.WARN and "nothing suspicious" not in other.summary
+    assert "/opt/AMD/aocc-compiler-5.1.0/lib" in other.summary
+    assert other.kb_ids == ("rocm-library-version-mismatch",)
+
+
+def test_env_other_does_not_blame_the_folder_when_the_release_is_too_old(tmp_path: Path) -> None:
+    # Same path, but ROCm 6.3.0 predates gfx1201: rocminfo blames the release, so the
+    # folder is only named, not blamed, and no "nothing suspicious" claim is made either.
+    results = _run(_variant(tmp_path, AOCC, lambda d, r: _set_rocm(r, "6.3.0")))
+    other = results["env-other"]
+    assert results["rocminfo"].kb_ids == ("rocm-too-old-for-gpu",)
+    assert other.status is Status.OK and other.kb_ids == ()
+    assert "/opt/AMD/aocc-compiler-5.1.0/lib (not read)" in other.summary
+    assert "nothing suspicious" not in other.summary
+
+
+def test_env_other_names_a_foreign_folder_that_holds_a_rocm_runtime_library(
+    tmp_path: Path,
+) -> None:
+    def change(data: dict, root: Path) -> None:
+        _env(data, LD_LIBRARY_PATH="/opt/vendor/lib")
+        data["listdir"]["/opt/vendor/lib"] = ["libhsa-runtime64.so.1", "libfoo.so"]
+        data["commands"] = [c for c in data["commands"] if c["argv"] != ["rocminfo"]]
+
+    other = _run(_variant(tmp_path, AOCC, change), ["env-other"])["env-other"]
+    assert other.status is Status.WARN and "libhsa-runtime64.so.1" in other.summary
+    assert other.kb_ids == ("rocm-library-version-mismatch",)
+
+
+@pytest.mark.parametrize(
+    ("target_version", "retired"), [(80003, True), (90006, False), (90000, False)]
+)
+def test_gpu_list_judges_a_retired_gfx_without_torch(
+    tmp_path: Path, target_version: int, retired: bool
+) -> None:
+    # gfx803: ROCm lists it unsupported and no verified wheel targets it. gfx906/gfx900 are
+    # unsupported by current ROCm too, but verified wheels target them: not flagged here.
+    def change(data: dict, root: Path) -> None:
+        props = root / "sys/class/kfd/kfd/topology/nodes/1/properties"
+        text = props.read_text().replace(
+            "gfx_target_version 80003", f"gfx_target_version {target_version}"
+        )
+        props.write_text(text)
+
+    host = _variant(tmp_path, "rx580-gfx803", change)
+    results = {r.id: r for r in run_checks(host, python=host.python, want_torch=False)}
+    listing = results["gpu-list"]
+    assert ("unsupported-gpu-architecture" in listing.kb_ids) is retired
+    causes = [c["id"] for c in root_causes(results.values())]
+    if retired:
+        assert listing.status is Status.WARN and "gfx803" in listing.summary
+        assert causes[0] == "unsupported-gpu-architecture"
+        assert "https://" in listing.details  # the gfx table's sources are printed
+    else:
+        assert "unsupported-gpu-architecture" not in causes
+
+
+def test_a_gfx803_stack_that_has_its_kernels_is_not_called_unsupported(tmp_path: Path) -> None:
+    # A self-built torch and rocBLAS for gfx803: gpu-list still states the support tables,
+    # but gpu-arch-vs-torch read the kernels, so the cause is ruled out and never ranked.
+    lib = "home/alex/venv/lib/python3.11/site-packages/torch/lib/rocblas/library"
+
+    def change(data: dict, root: Path) -> None:
+        data["torch"]["arch_list"] = ["gfx803"]
+        (root / lib / "TensileLibrary_lazy_gfx803.dat").write_text("")
+
+    results = _run(_variant(tmp_path, "rx580-gfx803", change))
+    assert "unsupported-gpu-architecture" in results["gpu-list"].kb_ids
+    arch = results["gpu-arch-vs-torch"]
+    assert arch.status is Status.OK, arch.summary
+    assert "unsupported-gpu-architecture" in arch.ruled_out
+    causes = [c["id"] for c in root_causes(results.values())]
+    assert "unsupported-gpu-architecture" not in causes
+
+
+@pytest.mark.parametrize("state", ["enabled", "disabled", "masked"])
+def test_gpu_manager_enabled_by_default_is_not_a_root_cause(tmp_path: Path, state: str) -> None:
+    # Ubuntu enables gpu-manager on every desktop (WantedBy=display-manager.service): on a
+    # working RX 7900 XTX its state is named, never ranked, and never rules the cause out
+    # unless the service is off.
+    def change(data: dict, root: Path) -> None:
+        data["commands"].append(
+            {
+                "argv": ["systemctl", "is-enabled", "gpu-manager"],
+                "missing": False,
+                "returncode": 0 if state == "enabled" else 1,
+                "stdout": state + "\n",
+                "stderr": "",
+                "timed_out": False,
+            }
+        )
+
+    results = _run(_variant(tmp_path, "rx7900xtx-healthy", change))
+    manager = results["gpu-manager"]
+    assert manager.status is Status.OK and state in manager.summary
+    assert manager.kb_ids == ()
+    assert ("gpu-manager-conflict" in manager.ruled_out) is (state != "enabled")
+    assert root_causes(results.values()) == []

@@ -32,6 +32,9 @@ def matcher() -> Matcher:
             "quantization are unavailable.",
             "cuda-build-on-amd",
         ),
+        # a GPU tool reachable only as root, told in words
+        ("ROCm 6.2 on Ubuntu: I have to use sudo to run rocminfo, otherwise it fails", "kfd-permission-denied"),
+        ("I need sudo to use the GPU on my RX 7900 XTX with PyTorch", "kfd-permission-denied"),
     ],
 )
 def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
@@ -47,6 +50,10 @@ def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
         "8-bit optimizers and GPU quantization are unavailable.",
         # sudo for an unrelated reason
         "安装 ROCm 的时候需要 sudo 权限运行 apt，这是正常的吗",
+        "I need sudo to run apt install rocm-hip-sdk, is that expected?",
+        # the CPU-instead-of-GPU wording is a weak hint, never a cause by itself
+        "Local AI using CPU instead of GPU on my RTX 3060",
+        "I have an RX 6800 XT but the program only recognizes CPU",
     ],
 )
 def test_look_alikes_stay_unnamed(matcher: Matcher, text: str) -> None:

@@ -56,6 +56,28 @@ def _history() -> Screen[Any]:
     return HistoryScreen()
 
 
+PALETTE = (  # mode, title, help: the command palette's own entries
+    ("paste", "Paste: explain an error or a log", "Paste text and see the ranked causes (F2)"),
+    ("doctor", "Doctor: check this machine", "Run every check with a live checklist (F3)"),
+    (
+        "verify",
+        "Verify: GPU test",
+        "Staged matmul test in a child process, TFLOPS per dtype (F4)",
+    ),
+    ("kb", "Knowledge base: search causes", "Fuzzy search over every entry (F5)"),
+    ("history", "History: applied fixes", "The journal, with undo (F6)"),
+    ("help", "Help", "Keys and the flow (F1)"),
+)
+PALETTE_ZH = (
+    ("paste", "粘贴：解释错误信息或日志", "粘贴文本，查看排好序的原因（F2）"),
+    ("doctor", "诊断：检查本机", "运行每项检查，清单实时更新（F3）"),
+    ("verify", "验证：GPU 测试", "在子进程中分阶段测试矩阵乘法，给出各数据类型的 TFLOPS（F4）"),
+    ("kb", "知识库：搜索原因", "在所有条目中模糊搜索（F5）"),
+    ("history", "历史：已应用的修复", "修复记录，可撤销（F6）"),
+    ("help", "帮助", "按键与流程（F1）"),
+)
+
+
 class RocmfixApp(App[int]):
     """Paste → cause → check → fix → verify → undo, in one terminal app."""
 
@@ -163,41 +185,22 @@ class RocmfixApp(App[int]):
             )
         else:
             from rocmfix.screens.modals import ErrorModal
+            from rocmfix.screens.texts import t
 
             text = "".join(traceback.format_exception(error)) if error else "unknown error"
-            self.push_screen(
-                ErrorModal(f"{worker.description or 'A task'} failed unexpectedly", text)
-            )
+            what = worker.description or t(lang, "a_task")
+            self.push_screen(ErrorModal(t(lang, "failed_unexpectedly", what=what), text))
 
     # ------------------------------------------------------------ commands
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield SystemCommand(
-            "Paste: explain an error or a log",
-            "Paste text and see the ranked causes (F2)",
-            lambda: self.switch_mode("paste"),
-        )
-        yield SystemCommand(
-            "Doctor: check this machine",
-            "Run every check with a live checklist (F3)",
-            lambda: self.switch_mode("doctor"),
-        )
-        yield SystemCommand(
-            "Verify: GPU test",
-            "Staged matmul test in a child process, TFLOPS per dtype (F4)",
-            lambda: self.switch_mode("verify"),
-        )
-        yield SystemCommand(
-            "Knowledge base: search causes",
-            "Fuzzy search over every entry (F5)",
-            lambda: self.switch_mode("kb"),
-        )
-        yield SystemCommand(
-            "History: applied fixes",
-            "The journal, with undo (F6)",
-            lambda: self.switch_mode("history"),
-        )
-        yield SystemCommand("Help", "Keys and the flow (F1)", self.action_help)
+        for mode, title, help_text in PALETTE_ZH if self.session.lang == "zh" else PALETTE:
+            if mode == "help":
+                yield SystemCommand(title, help_text, self.action_help)
+            else:
+                yield SystemCommand(
+                    title, help_text, lambda mode=mode: self.switch_mode(mode)
+                )
         yield from super().get_system_commands(screen)
 
     def action_help(self) -> None:
@@ -228,9 +231,9 @@ class RocmfixApp(App[int]):
     async def action_quit(self) -> None:
         busy = [w for w in self.workers if w.group == "fix" and w.state == WorkerState.RUNNING]
         if busy:
-            self.notify(
-                "A fix is being applied; quit again once it has finished.", severity="warning"
-            )
+            from rocmfix.screens.texts import t
+
+            self.notify(t(self.session.lang, "fix_busy"), severity="warning")
             return
         stop_children()
         self.exit(0)

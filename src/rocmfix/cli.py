@@ -39,25 +39,45 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _top_parser() -> argparse.ArgumentParser:
-    epilog = "commands:\n" + "\n".join(f"  {n:<12} {h}" for n, (_, h) in COMMANDS.items())
-    epilog += "\n\nRun `rocmfix COMMAND --help` for a command's options."
+TOP_EN = {
+    "description": "Explain, diagnose, fix and verify PyTorch-on-ROCm failures on AMD GPUs.",
+    "commands": "commands:",
+    "more": "Run `rocmfix COMMAND --help` for a command's options.",
+    "path": "log file to open in the interactive session ('-' for stdin)",
+    "python": "interpreter whose torch the session checks and verifies",
+    "snapshot": "the doctor reads this recorded machine instead",
+    "version": "show program's version number and exit",
+}
+
+
+def _command_help(name: str, lang: str) -> str:
+    if lang == "zh":
+        from rocmfix.i18n_argparse import COMMANDS_ZH
+
+        return COMMANDS_ZH.get(name, COMMANDS[name][1])
+    return COMMANDS[name][1]
+
+
+def _top_parser(lang: str = "en") -> argparse.ArgumentParser:
+    if lang == "zh":
+        from rocmfix.i18n_argparse import TOP_ZH as words
+    else:
+        words = TOP_EN
+    epilog = words["commands"] + "\n"
+    epilog += "\n".join(f"  {n:<12} {_command_help(n, lang)}" for n in COMMANDS)
+    epilog += "\n\n" + words["more"]
     parser = argparse.ArgumentParser(
         prog="rocmfix",
-        description="Explain, diagnose, fix and verify PyTorch-on-ROCm failures on AMD GPUs.",
+        description=words["description"],
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"rocmfix {__version__}")
     parser.add_argument(
-        "path", nargs="?", help="log file to open in the interactive session ('-' for stdin)"
+        "--version", action="version", version=f"rocmfix {__version__}", help=words["version"]
     )
-    parser.add_argument(
-        "--python", metavar="PATH", help="interpreter whose torch the session checks and verifies"
-    )
-    parser.add_argument(
-        "--snapshot", metavar="DIR", help="the doctor reads this recorded machine instead"
-    )
+    parser.add_argument("path", nargs="?", help=words["path"])
+    parser.add_argument("--python", metavar="PATH", help=words["python"])
+    parser.add_argument("--snapshot", metavar="DIR", help=words["snapshot"])
     return parser
 
 
@@ -86,9 +106,9 @@ class _Formatter(argparse.HelpFormatter):
         )
 
 
-def _command_parser(name: str, module: object) -> argparse.ArgumentParser:
+def _command_parser(name: str, module: object, lang: str = "en") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=f"rocmfix {name}", description=COMMANDS[name][1], formatter_class=_Formatter
+        prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_Formatter
     )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
     return parser
@@ -119,8 +139,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     name = args_list[0] if args_list and args_list[0] in COMMANDS else None
     try:
+        from rocmfix._lang import lang_of
+        from rocmfix.i18n_argparse import chinese
+
+        lang = lang_of(args_list)
         if name is None:
-            top = _top_parser().parse_args(args_list)
+            with chinese(lang):
+                top = _top_parser(lang).parse_args(args_list)
             name, args_list = "tui", ([top.path] if top.path else [])
             for option in ("python", "snapshot"):
                 if getattr(top, option):
@@ -128,7 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             args_list = args_list[1:]
         module = _import_command(name)
-        args = _command_parser(name, module).parse_args(args_list)
+        with chinese(lang):
+            args = _command_parser(name, module, lang).parse_args(args_list)
         return int(module.run(args))
     except RocmfixError as err:
         from rocmfix.i18n_errors import lang_of

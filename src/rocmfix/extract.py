@@ -18,7 +18,6 @@ import io
 import os
 import re
 from collections import OrderedDict, deque
-from pathlib import Path
 
 from rocmfix import _rx
 from rocmfix._record import field, record
@@ -27,6 +26,7 @@ from rocmfix.errors import InputError
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+    from pathlib import Path
     from typing import Any, BinaryIO
 
 CHUNK = 8 * 1024 * 1024
@@ -494,11 +494,15 @@ def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]
     h = hashlib.sha256(str(getattr(hs, "__version__", "")).encode() + b"\0db-2")
     for expr, flags, _, _, pid in items:
         h.update(expr + b"\0" + str(flags).encode() + b"\0" + str(pid).encode() + b"\0")
+    from pathlib import Path  # noqa: PLC0415 - pathlib's import is not on a short input's path
+
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
 
 
-def _load_cached_db(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> object | None:
+def _load_cached_db(
+    hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]
+) -> object | None:
     try:
         data = _db_cache_path(hs, items).read_bytes()
         db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
@@ -556,6 +560,8 @@ def open_input(path: str | Path) -> BinaryIO:
     Raises:
         InputError: the file is missing, not a regular file or unreadable.
     """
+    from pathlib import Path  # noqa: PLC0415
+
     from rocmfix import safeio  # noqa: PLC0415
 
     p = Path(path)
@@ -878,9 +884,7 @@ def _which(name: str) -> str | None:
     return None
 
 
-def _extract_file(
-    fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine
-) -> Excerpt:
+def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
     """A plain file: positional reads of whole-line chunks, scanned on worker threads.
 
     Line numbers are not counted while scanning: the total comes from the line
@@ -910,7 +914,11 @@ def _extract_file(
             le = n if le < 0 else le
             line_no += block.count(b"\n", pos, ls)
             pos, last_end = ls, le + 1
-            raw = block[ls:le] if le - ls <= _LONG_BYTES else _long_head_tail(memoryview(block)[ls:le])
+            raw = (
+                block[ls:le]
+                if le - ls <= _LONG_BYTES
+                else _long_head_tail(memoryview(block)[ls:le])
+            )
             g = groups.get(raw)
             if g is None:
                 if len(groups) >= MAX_HITS_PER_CHUNK:
@@ -1046,9 +1054,7 @@ _ERE_SPECIAL = frozenset(".[()*+?{|^$\\")
 _CATEGORY_BYTES = {
     "CATEGORY_DIGIT": frozenset(range(48, 58)),
     "CATEGORY_SPACE": frozenset(b" \t\n\r\f\v"),
-    "CATEGORY_WORD": frozenset(
-        b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-    ),
+    "CATEGORY_WORD": frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"),
 }
 
 
@@ -1091,7 +1097,14 @@ def _bracket(chars: frozenset[int]) -> str | None:
         (c,) = chars
         return ("\\" + chr(c)) if chr(c) in _ERE_SPECIAL else chr(c)
     body = "".join(chr(c) for c in sorted(chars) if chr(c) not in "]^-")
-    return "[" + ("]" if 93 in chars else "") + body + ("^" if 94 in chars else "") + ("-" if 45 in chars else "") + "]"
+    return (
+        "["
+        + ("]" if 93 in chars else "")
+        + body
+        + ("^" if 94 in chars else "")
+        + ("-" if 45 in chars else "")
+        + "]"
+    )
 
 
 def _ere(items: Sequence[tuple[object, object]], icase: bool) -> str | None:
@@ -1295,6 +1308,7 @@ def _grep_scan(fd: int, start: int, engine: _ReEngine, state: _State) -> bool:
             if text:
                 state.add(text, a + 1, b + 1, c)
     return True
+
 
 class _NotPlain(Exception):
     """The file needs the stream path (CR-only line ends)."""

@@ -9,9 +9,12 @@ translated, since they are what the user types.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
+
+from rocmfix._lang import lang_of, locale_lang
+
+__all__ = ["HINTS", "LABELS", "MESSAGES", "lang_of", "locale_lang", "translate"]
 
 _V = r"(?P<{}>.+?)"
 
@@ -67,7 +70,10 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("{p} is not an executable file", "{p} 不是可执行文件"),
         ("expected NAME=VALUE, got {item}", "需要 NAME=VALUE 形式,得到的是 {item}"),
         ("no fix can be applied here", "这里没有可以应用的修复"),
-        ("fix {n} is done by hand; rocmfix has no action for it", "修复 {n} 需要手动完成;rocmfix 没有对应的动作"),
+        (
+            "fix {n} is done by hand; rocmfix has no action for it",
+            "修复 {n} 需要手动完成;rocmfix 没有对应的动作",
+        ),
         ("fix {n} cannot be applied: {why}", "修复 {n} 无法应用:{why}"),
         (
             "--pick {n} is not one of the fixes offered here ({numbers})",
@@ -106,7 +112,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("see `rocmfix history` for ids", "id 见 `rocmfix history`"),
         ("see `rocmfix history`", "见 `rocmfix history`"),
         ("try --from-log FILE with the full error log", "试试 --from-log FILE,传入完整的错误日志"),
-        ("run `rocmfix explain -f FILE` to see what the log shows", "运行 `rocmfix explain -f FILE` 查看日志显示了什么"),
+        (
+            "run `rocmfix explain -f FILE` to see what the log shows",
+            "运行 `rocmfix explain -f FILE` 查看日志显示了什么",
+        ),
         ("paste the error text or point --file at the log", "粘贴错误文本,或用 --file 指向日志"),
         ("actions: {a}; KB ids: {k}", "修复动作:{a};知识库 id:{k}"),
     )
@@ -124,22 +133,3 @@ def translate(text: str, table: Sequence[tuple[re.Pattern[str], str]], lang: str
         if m:
             return template.format(**m.groupdict())
     return text
-
-
-def lang_of(argv: Sequence[str]) -> str:
-    """``zh`` for ``--lang zh`` (or ``--lang=zh``) on the command line, else the locale's."""
-    for i, word in enumerate(argv):
-        if word == "--lang" and i + 1 < len(argv):
-            return "zh" if argv[i + 1].startswith("zh") else "en"
-        if word.startswith("--lang="):
-            return "zh" if word.split("=", 1)[1].startswith("zh") else "en"
-    return locale_lang()
-
-
-def locale_lang() -> str:
-    """``zh`` when the locale says Chinese, else ``en`` (the first variable set decides)."""
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = os.environ.get(var)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"

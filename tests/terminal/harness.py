@@ -123,8 +123,9 @@ class Terminal:
     def wait_ready(self, marker: str, timeout: float = 60.0) -> str:
         """``marker`` is shown and the screen has stopped changing for half a second.
 
-        Textual paints before it has finished starting; a key sent in between
-        can be lost, as it can for a user who types while an app opens.
+        Textual paints before it has finished starting; waiting for a still
+        screen makes a test's later reads (not its keys: those queue, see
+        ``test_keys_typed_while_the_app_starts_all_arrive``) deterministic.
         """
         screen = self.wait_for(marker, timeout)
         deadline = time.monotonic() + timeout

@@ -79,7 +79,7 @@ def test_enter_opens_the_confident_cause_after_a_paste() -> None:
 
 
 FKEYS = {  # key -> text only that screen shows
-    "F1": "esc closes",
+    "F1": "F1 closes",
     "F3": "Enter: details",
     "F4": "GPU test",
     "F5": "Search causes",
@@ -102,7 +102,7 @@ def test_every_f_key_screen_draws_and_ctrl_q_exits_0(size: tuple[int, int], tmp_
             assert len(lines) <= size[1] and all(len(line) <= size[0] for line in lines)
             if key == "F1":
                 term.press("Escape")
-                term.wait_for(lambda s: "esc closes" not in s)
+                term.wait_for(lambda s: "F1 closes" not in s)
             if key == "F3":  # the result column is not cut to a few characters
                 assert "kernel 6.8" in screen or "amdgpu loaded" in screen, screen
         term.press("C-q")
@@ -121,6 +121,23 @@ def test_no_color_draws_without_colours() -> None:
         assert term.exit_status() == 0
 
 
+def test_keys_typed_while_the_app_starts_all_arrive() -> None:
+    """Typing from the moment the command starts (before the first screen is drawn and
+    while it mounts): every key lands in the text area, in order.
+
+    Keys sent before Textual reads the terminal wait in the pty; once it reads, they
+    queue as messages that are handled only after the app (and so the paste screen)
+    has mounted.
+    """
+    typed = "".join(chr(ord("a") + i % 26) for i in range(60))
+    with app((100, 30)) as term:
+        for ch in typed:
+            term.press("-l", ch)
+            time.sleep(0.02)
+        screen = term.wait_for(lambda s: " 1 line" in s, timeout=30)
+        assert typed in screen, screen
+
+
 def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
     with app((100, 30), env={"LANG": "zh_CN.UTF-8"}) as term:
         term.wait_ready("粘贴")
@@ -132,6 +149,26 @@ def test_the_session_speaks_chinese_under_a_chinese_locale() -> None:
         term.press("Enter")
         screen = term.wait_for("可信度", timeout=15)  # the detail screen, in Chinese
         assert "由错误特征匹配" in screen and "confidence" not in screen, screen
+
+
+def test_doctor_verify_history_and_help_speak_chinese_under_a_chinese_locale() -> None:
+    with app((120, 40), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
+        term.wait_ready("粘贴", timeout=60)
+        term.press("F3")
+        screen = term.wait_for(lambda s: "项失败" in s and "最可能的原因：" in s, timeout=60)
+        assert "检查" in screen and "Most likely" not in screen, screen
+        term.press("F4")
+        screen = term.wait_for("GPU 测试 · 级别", timeout=60)
+        assert "显示演示机器的录制结果" in screen and "GPU test" not in screen, screen
+        term.press("F6")
+        screen = term.wait_for("尚未应用任何修复", timeout=30)
+        assert "No fix applied" not in screen, screen
+        term.press("F1")
+        screen = term.wait_for("esc、q 或 F1 关闭", timeout=30)  # the dialog's border says it
+        assert "任意位置" in screen and "anywhere" not in screen, screen
+        term.press("Escape")
+        term.press("C-q")
+        assert term.exit_status() == 0
 
 
 def test_the_demo_greets_in_chinese_under_a_chinese_locale() -> None:

@@ -62,7 +62,7 @@ def _at_least_one(value: str) -> int:
 
 def default_lang() -> str:
     """``zh`` when the locale says Chinese, else ``en``."""
-    from rocmfix.i18n_errors import locale_lang
+    from rocmfix._lang import locale_lang
 
     return locale_lang()
 

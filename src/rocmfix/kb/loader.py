@@ -20,12 +20,15 @@ import errno
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
 from rocmfix import __version__, safeio
 from rocmfix._quick import PickleError, pickle_load, sha256
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def __getattr__(name: str) -> object:
@@ -36,34 +39,52 @@ def __getattr__(name: str) -> object:
         return getattr(schema, name)
     raise AttributeError(name)
 
+
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 def builtin_kb_path() -> Path:
     """The built-in KB file: the checkout's ``kb/errors.yaml`` or the packaged copy."""
-    checkout = Path(__file__).resolve().parents[3] / "kb" / "errors.yaml"
-    if checkout.is_file():
+    from pathlib import Path  # noqa: PLC0415 - load_kb itself goes without pathlib (start-up)
+
+    return Path(_builtin_kb_file())
+
+
+def _builtin_kb_file() -> str:
+    here = os.path.realpath(__file__)
+    checkout = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here)))),
+        "kb",
+        "errors.yaml",
+    )
+    if os.path.isfile(checkout):
         return checkout
-    packaged = Path(__file__).with_name("errors.yaml")
-    if packaged.is_file():
+    packaged = os.path.join(os.path.dirname(__file__), "errors.yaml")
+    if os.path.isfile(packaged):
         return packaged
     from importlib import resources  # noqa: PLC0415 - a zipped install
 
-    return Path(str(resources.files("rocmfix.kb").joinpath("errors.yaml")))
+    return str(resources.files("rocmfix.kb").joinpath("errors.yaml"))
 
 
 def user_kb_dir() -> Path:
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(_user_kb_dir())
+
+
+def _user_kb_dir() -> str:
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "rocmfix" / "kb.d"
+    return os.path.join(base, "rocmfix", "kb.d")
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rocmfix"
+    return os.path.join(base, "rocmfix")
 
 
-def read_kb_file(path: Path) -> tuple[Entry, ...]:
+def read_kb_file(path: str | Path) -> tuple[Entry, ...]:
     """Read and validate one KB file. Raises KbError for any problem."""
     try:
         # Opened non-blocking and checked on the descriptor: a kb.d entry that is a
@@ -89,35 +110,37 @@ def read_kb_file(path: Path) -> tuple[Entry, ...]:
 # ----------------------------------------------------------------- caching
 
 
-def _cache_key(paths: Sequence[Path]) -> str:
+def _cache_key(paths: Sequence[str | Path]) -> str:
     h = sha256(f"{__version__}\0kb-cache-3".encode())
     for p in paths:
         try:
-            st = p.stat()
+            st = os.stat(p)
             h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
         except OSError:
             h.update(f"{p}\0missing\0".encode())
     return h.hexdigest()[:32]
 
 
-def _prune(folder: Path, pattern: str, keep: Path, max_age_s: float = 7 * 86400) -> None:
+def _prune(folder: str, pattern: str, keep: str, max_age_s: float = 7 * 86400) -> None:
     """Drop stale cache files (older versions of an edited KB) so the cache stays small."""
     import time
+    from pathlib import Path  # noqa: PLC0415 - only after writing a cache
 
     now = time.time()
-    for old in folder.glob(pattern):
+    keep_path = Path(keep)
+    for old in Path(folder).glob(pattern):
         try:
-            if old != keep and now - old.stat().st_mtime > max_age_s:
+            if old != keep_path and now - old.stat().st_mtime > max_age_s:
                 old.unlink()
         except OSError:
             continue
 
 
-def _cached_read(path: Path) -> tuple[Entry, ...]:
+def _cached_read(path: str | Path) -> tuple[Entry, ...]:
     key = _cache_key([path])
-    cache = _cache_dir() / f"kb-{key}.pickle"
+    cache = os.path.join(_cache_dir(), f"kb-{key}.pickle")
     try:
-        with cache.open("rb") as fh:
+        with open(cache, "rb") as fh:
             entries = pickle_load(fh)  # noqa: S301 - our own cache file, keyed by content stamp
         if isinstance(entries, tuple):
             return entries
@@ -125,13 +148,14 @@ def _cached_read(path: Path) -> tuple[Entry, ...]:
         pass
     entries = read_kb_file(path)
     import pickle  # noqa: PLC0415 - only to write the cache
+
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".tmp{os.getpid()}")
-        with tmp.open("wb") as fh:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache[: -len('.pickle')]}.tmp{os.getpid()}"
+        with open(tmp, "wb") as fh:
             pickle.dump(entries, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, cache)
-        _prune(cache.parent, "kb-*.pickle", keep=cache)
+        _prune(os.path.dirname(cache), "kb-*.pickle", keep=cache)
     except OSError:
         pass  # a read-only cache dir only costs speed
     return entries
@@ -142,10 +166,15 @@ def _cached_read(path: Path) -> tuple[Entry, ...]:
 
 def _user_files(extra: Iterable[str | os.PathLike[str]]) -> list[Path]:
     files: list[Path] = []
-    kbd = user_kb_dir()
-    if kbd.is_dir():
-        files.extend(sorted(p for p in kbd.iterdir() if p.suffix in (".yaml", ".yml")))
+    extra = list(extra)
     env = os.environ.get("ROCMFIX_KB")
+    kbd = _user_kb_dir()
+    if not (extra or env or os.path.isdir(kbd)):
+        return files  # the common case: no user files, and no pathlib import for it
+    from pathlib import Path  # noqa: PLC0415
+
+    if os.path.isdir(kbd):
+        files.extend(sorted(p for p in Path(kbd).iterdir() if p.suffix in (".yaml", ".yml")))
     if env:
         files.extend(Path(p) for p in env.split(os.pathsep) if p)
     files.extend(Path(p) for p in extra)
@@ -168,7 +197,7 @@ def load_kb(
     Raises:
         KbError: when the built-in KB is invalid. User files never raise.
     """
-    base = builtin or builtin_kb_path()
+    base = builtin or _builtin_kb_file()
     entries = list(_cached_read(base) if use_cache else read_kb_file(base))
     sources, problems = [str(base)], []
     for path in _user_files(extra):

@@ -255,12 +255,16 @@ def _load_needles(kb: KnowledgeBase) -> None:
     regexes for their literals costs more than the rest of a one-line explain)."""
     import marshal  # noqa: PLC0415 - built in: plain tuples and strings load fastest so
     import os  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
 
     from rocmfix._quick import sha256  # noqa: PLC0415
 
     keys = sorted(
-        {(s.pattern, s.ignore_case) for e in kb.entries for s in (*e.signatures, *e.excludes) if not s.literal}
+        {
+            (s.pattern, s.ignore_case)
+            for e in kb.entries
+            for s in (*e.signatures, *e.excludes)
+            if not s.literal
+        }
     )
     if all(k in _NEEDLES for k in keys):
         return
@@ -268,10 +272,10 @@ def _load_needles(kb: KnowledgeBase) -> None:
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "rocmfix" / f"needles-{h.hexdigest()[:32]}.marshal"
+    path = os.path.join(base, "rocmfix", f"needles-{h.hexdigest()[:32]}.marshal")
     try:
-        with path.open("rb") as fh:
-            cached = marshal.load(fh)  # our own cache file, keyed by content
+        with open(path, "rb") as fh:
+            cached = marshal.loads(fh.read())  # our own cache file; one read (see rocmfix._rx)
         if isinstance(cached, dict):
             _NEEDLES.update(cached)
             return
@@ -285,9 +289,9 @@ def _load_needles(kb: KnowledgeBase) -> None:
         found[(pattern, icase)] = tuple(sorted(lits)) if lits else None
     _NEEDLES.update(found)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with tmp.open("wb") as fh:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path[: -len('.marshal')]}.tmp{os.getpid()}"
+        with open(tmp, "wb") as fh:
             marshal.dump(found, fh)
         os.replace(tmp, path)
     except OSError:
@@ -348,18 +352,28 @@ class Matcher:
             match = self._score(ce, candidates, benign_lines, region_start, context)
             if match is not None:
                 scored.append(match)
-        fuzzy = (
-            self._symptoms.scores(excerpt.full_text or "") if excerpt.full_text is not None else {}
-        )
-        if context == "nvidia":
-            fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= symptoms.THRESHOLD}
-        # An entry's excludes argue against it however it was found.
-        fuzzy = {k: v for k, v in fuzzy.items() if not self._excluded(k, candidates)}
         # A real error line that names a cause outranks any resemblance of phrasing.
         ceiling = 0.45 if any(m.confident for m in scored) else 1.0
         # Typed text that names CUDA and nothing of AMD is not ours to call by resemblance.
         if context != "amd" and _CUDA_WORD.search(excerpt.full_text or ""):
             ceiling = 0.45
+        # Under a 0.45 ceiling each entry's symptom confidence is its own (no ambiguity cap
+        # bites), and one that a signature already put at 0.45 or more cannot be lifted:
+        # its exact score is moot, so rapidfuzz is not loaded for it alone.
+        settled = (
+            frozenset(m.entry.id for m in scored if m.confidence >= 0.45)
+            if ceiling == 0.45
+            else frozenset()
+        )
+        fuzzy = (
+            self._symptoms.scores(excerpt.full_text or "", settled)
+            if excerpt.full_text is not None
+            else {}
+        )
+        if context == "nvidia":
+            fuzzy = {k: v - 15 for k, v in fuzzy.items() if v - 15 >= symptoms.THRESHOLD}
+        # An entry's excludes argue against it however it was found.
+        fuzzy = {k: v for k, v in fuzzy.items() if not self._excluded(k, candidates)}
         scored = _merge_symptoms(scored, symptoms.confidences(fuzzy, ceiling), self._by_id)
         if excerpt.full_text is not None and len(excerpt.full_text) > symptoms.MAX_CHARS:
             # A pasted report with prose: phrasing it contains is a weak hint, never a cause.
@@ -377,7 +391,17 @@ class Matcher:
                 lambda eid: cuda_only or self._excluded(eid, candidates),
             )
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
-        scored.sort(key=lambda m: (-round(m.confidence, 3), -m.entry.priority, m.entry.id))
+        # Ordered as shown (whole percents): where the shown figures tie, an entry that an
+        # error line or symptom matched comes before one only the ranker put there (beside a
+        # decisive signature the ranker's leftovers all read ~0 %, and their order is noise).
+        scored.sort(
+            key=lambda m: (
+                -round(m.confidence, 2),
+                m.via == "ranker",
+                -m.entry.priority,
+                m.entry.id,
+            )
+        )
         causes = tuple(m for m in scored if not m.entry.benign)
         benign = tuple(m for m in scored if m.entry.benign and m.confident)
         return Explanation(

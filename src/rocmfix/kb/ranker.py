@@ -28,13 +28,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import accumulate
-from pathlib import Path
 
 from rocmfix import _rx
 from rocmfix._record import record
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 
@@ -64,9 +64,7 @@ def without_chatter(text: str) -> str:
     if not _CHATTER.search(text):
         return text
     return "\n".join(
-        line
-        for line in text.split("\n")
-        if not _CHATTER.search(line) or _SIGNAL.search(line)
+        line for line in text.split("\n") if not _CHATTER.search(line) or _SIGNAL.search(line)
     )
 
 
@@ -254,6 +252,7 @@ def write_artifact(
     body = MAGIC + len(head).to_bytes(4, "little") + head + b"".join(blobs)
     import os  # noqa: PLC0415  (training only: keep the inference import lean)
     import tempfile  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
 
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -444,18 +443,30 @@ class Ranker:
 
 
 def artifact_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "data" / ARTIFACT
+    from pathlib import Path  # noqa: PLC0415 - not on explain's path (see _artifact_file)
+
+    return Path(_artifact_file())
+
+
+def _artifact_file() -> str:
+    """``artifact_path()`` as a string, without importing pathlib (~3 ms of a cold start)."""
+    import os  # noqa: PLC0415
+
+    return os.path.join(
+        os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", ARTIFACT
+    )
 
 
 def read_artifact(path: str | Path) -> Ranker:
-    return Ranker(Path(path).read_bytes())
+    with open(path, "rb") as fh:
+        return Ranker(fh.read())
 
 
 @lru_cache(maxsize=1)
 def default_ranker() -> Ranker | None:
     """The shipped model, loaded on first use; ``None`` when it is missing or unreadable."""
     try:
-        return read_artifact(artifact_path())
+        return read_artifact(_artifact_file())
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

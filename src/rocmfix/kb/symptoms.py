@@ -20,6 +20,7 @@ MAX_CHARS = 400
 """Longer inputs are logs, not typed symptoms."""
 THRESHOLD = 70.0
 """Resemblance (0..100) below which an entry is not a candidate."""
+_GATE = THRESHOLD - 0.5  # an upper bound below this cannot reach THRESHOLD (float margin)
 
 
 class SymptomIndex:
@@ -30,7 +31,7 @@ class SymptomIndex:
 
     @cached_property
     def _idf(self) -> dict[str, float]:
-        docs = [content_words(s) for e in self._entries for s in e.symptoms]
+        docs = [words for _, _, words in self._flat]  # each symptom's words, computed once
         counts: dict[str, int] = {}
         for doc in docs:
             for word in doc:
@@ -47,28 +48,29 @@ class SymptomIndex:
             for symptom in e.symptoms
         )
 
-    def scores(self, text: str) -> dict[str, float]:
-        """0..100 resemblance of ``text`` to each entry that reaches the threshold."""
+    def scores(self, text: str, settled: frozenset[str] = frozenset()) -> dict[str, float]:
+        """0..100 resemblance of ``text`` to each entry that reaches the threshold.
+
+        ``settled``: entries whose score the caller will not use whatever it is; their
+        character similarity is computed only when another entry needs rapidfuzz anyway
+        (else their value is the word overlap alone).
+        """
         if len(text) > MAX_CHARS or not text.strip():
             return {}
-        from rapidfuzz import fuzz, process, utils  # noqa: PLC0415 - only short inputs need it
+        if text.isascii():
+            query = ascii_process(text)
+        else:
+            from rapidfuzz import utils  # noqa: PLC0415
 
-        query = utils.default_process(text)
+            query = utils.default_process(text)
         words = content_words(text)
-        if len(query.split()) < 2 or not words:
+        tokens = query.split()
+        if len(tokens) < 2 or not words:
             return {}
         flat = self._flat
-        # Character similarity: min(token_set_ratio, WRatio). It counts only at or above
-        # the threshold, so the batch pass (in C) keeps the symptoms whose token_set_ratio
-        # gets there and WRatio is computed for those alone.
-        processed = self._processed
         best = [0.0] * len(self._entries)
-        for _choice, tsr, k in process.extract(
-            query, processed, scorer=fuzz.token_set_ratio, limit=None, score_cutoff=THRESHOLD
-        ):
-            i, symptom, _ = flat[k]
-            chars = min(tsr, fuzz.WRatio(query, symptom, processor=utils.default_process))
-            best[i] = max(best[i], chars)
+        if not text.isascii() or self._may_reach(frozenset(tokens), settled):
+            self._char_scores(text, best)
         idf = self._idf
         for i, _symptom, sym_words in flat:
             if words.isdisjoint(sym_words):
@@ -77,9 +79,48 @@ class SymptomIndex:
             cosine = overlap(words, sym_words, idf)
             if cosine >= 0.5:
                 best[i] = max(best[i], 70 + (cosine - 0.5) * 60)
-        return {
-            self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD
-        }
+        return {self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD}
+
+    def _char_scores(self, text: str, best: list[float]) -> None:
+        """Character similarity into ``best``: min(token_set_ratio, WRatio) per entry.
+
+        It counts only at or above the threshold, so the batch pass (in C) keeps the
+        symptoms whose token_set_ratio gets there and WRatio is computed for those alone.
+        """
+        from rapidfuzz import fuzz, process, utils  # noqa: PLC0415 - only short inputs need it
+
+        query = utils.default_process(text)
+        flat = self._flat
+        for _choice, tsr, k in process.extract(
+            query, self._processed, scorer=fuzz.token_set_ratio, limit=None, score_cutoff=THRESHOLD
+        ):
+            i, symptom, _ = flat[k]
+            chars = min(tsr, fuzz.WRatio(query, symptom, processor=utils.default_process))
+            best[i] = max(best[i], chars)
+
+    @cached_property
+    def _gate_tokens(self) -> tuple[frozenset[str] | None, ...]:
+        """Each symptom's rapidfuzz tokens where computable without rapidfuzz (ASCII)."""
+        return tuple(
+            frozenset(ascii_process(symptom).split()) if symptom.isascii() else None
+            for _, symptom, _ in self._flat
+        )
+
+    def _may_reach(self, tokens: frozenset[str], settled: frozenset[str]) -> bool:
+        """Whether any symptom's token_set_ratio with these query tokens can reach the threshold.
+
+        An upper bound, so that rapidfuzz (~10 ms to import) is loaded only when a
+        symptom could score: the same terms as rapidfuzz's token_set_ratio (its
+        edit distance from a bit-parallel LCS, tested against rapidfuzz). A symptom whose tokens are not known
+        without rapidfuzz (non-ASCII) always may.
+        """
+        entries = self._entries
+        for (i, _, _), sym in zip(self._flat, self._gate_tokens, strict=True):
+            if entries[i].id in settled:
+                continue
+            if sym is None or upper_token_set_ratio(tokens, sym) >= _GATE:
+                return True
+        return False
 
     @cached_property
     def _processed(self) -> list[str]:
@@ -112,6 +153,59 @@ class SymptomIndex:
             if best >= minimum:
                 out[entry.id] = best
         return out
+
+
+# rapidfuzz.utils.default_process on ASCII: every character but a letter or a digit
+# becomes a space, letters are lower-cased, the ends are stripped.
+_ASCII_PROCESS = {c: (chr(c).lower() if chr(c).isalnum() else " ") for c in range(128)}
+
+
+def ascii_process(text: str) -> str:
+    """``rapidfuzz.utils.default_process(text)`` for an ASCII ``text``, without rapidfuzz."""
+    return text.translate(_ASCII_PROCESS).strip()
+
+
+def _joined_len(tokens: frozenset[str] | set[str]) -> int:
+    return sum(map(len, tokens)) + len(tokens) - 1 if tokens else 0
+
+
+def lcs_len(x: str, y: str) -> int:
+    """Length of the longest common subsequence (bit-parallel, Hyyrö 2004)."""
+    masks: dict[str, int] = {}
+    for i, c in enumerate(x):
+        masks[c] = masks.get(c, 0) | (1 << i)
+    full = (1 << len(x)) - 1
+    v = full
+    for c in y:
+        u = v & masks.get(c, 0)
+        v = ((v + u) | (v - u)) & full
+    return len(x) - bin(v).count("1")
+
+
+def upper_token_set_ratio(a: frozenset[str], b: frozenset[str]) -> float:
+    """rapidfuzz's token_set_ratio for two token sets (0..100), computed here; the gate
+    uses it as an upper bound with a margin for rounding."""
+    if not a or not b:
+        return 0.0
+    sect = a & b
+    ab = a - b
+    ba = b - a
+    if sect and (not ab or not ba):
+        return 100.0
+    sect_len, ab_len, ba_len = _joined_len(sect), _joined_len(ab), _joined_len(ba)
+    sect_ab_len = sect_len + (sect_len != 0) + ab_len
+    sect_ba_len = sect_len + (sect_len != 0) + ba_len
+    total = sect_ab_len + sect_ba_len
+    # ratio(sect+ab, sect+ba) = 1 - indel(ab, ba) / total, with indel(x, y) = |x| + |y| - 2 lcs
+    # and lcs at most the characters the two have in common (counted with repeats).
+    best = 100.0 * (1 - abs(ab_len - ba_len) / total) if total else 0.0
+    if best >= _GATE:
+        common = lcs_len(" ".join(sorted(ab)), " ".join(sorted(ba)))
+        best = 100.0 * (1 - (ab_len + ba_len - 2 * common) / total)
+    if sect_len:
+        for diff_len, other_len in ((ab_len, sect_ab_len), (ba_len, sect_ba_len)):
+            best = max(best, 100.0 * (1 - (1 + diff_len) / (sect_len + other_len)))
+    return best
 
 
 def confidences(scores: Mapping[str, float], ceiling: float = 1.0) -> dict[str, float]:

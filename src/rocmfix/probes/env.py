@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import re
 
-from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, result
+from rocmfix.probes.base import (
+    CheckResult,
+    Context,
+    Evidence,
+    Status,
+    check,
+    ev,
+    facts,
+    result,
+)
+from rocmfix.probes.install import _UNRECOGNIZED, check_rocminfo
 
 _VISIBLE = (
     "ROCR_VISIBLE_DEVICES",
@@ -294,6 +304,46 @@ _LISTED = (
 )
 
 
+# Libraries ROCm's runtime loads that a foreign LD_LIBRARY_PATH folder can shadow.
+_SHADOWABLE = (
+    "libamdhip64.so",
+    "libhsa-runtime64.so",
+    "libhsakmt.so",
+    "libamd_comgr.so",
+    "librocblas.so",
+    "libMIOpen.so",
+    "libdrm_amdgpu.so",
+)
+
+
+def _foreign_ld_dirs(ctx: Context, foreign: list[str]) -> tuple[str, list[Evidence]] | None:
+    """A note when a non-ROCm LD_LIBRARY_PATH folder is read to hold a ROCm library, or
+    rocminfo's runtime fails to recognise a GPU while that folder comes first (the
+    rocminfo check names the folder for that failure; this check must agree with it)."""
+    if not foreign:
+        return None
+    for folder in foreign:
+        names = ctx.host.listdir(folder)
+        hits = sorted(n for n in names for lib in _SHADOWABLE if n.startswith(lib))
+        if hits:
+            return (
+                f"LD_LIBRARY_PATH puts {folder} (holds {hits[0]}) ahead of ROCm's own libraries",
+                [ev(f"ls {folder}", ", ".join(hits))],
+            )
+    if _UNRECOGNIZED not in ctx.rocminfo().stdout + ctx.rocminfo().stderr:
+        return None
+    # The rocminfo check decides whether the release itself is too old; only when it blames
+    # the library path does this check (same reading, cached) say so too.
+    verdict = ctx.once("rocminfo-verdict", lambda: check_rocminfo(ctx))
+    if "rocm-library-version-mismatch" not in verdict.kb_ids:
+        return None
+    return (
+        f"LD_LIBRARY_PATH puts {foreign[0]} ahead of ROCm's own libraries, and rocminfo's "
+        "runtime does not recognise a GPU its release lists",
+        [ev("rocminfo", _UNRECOGNIZED)],
+    )
+
+
 @check("env-other", "Other ROCm environment variables")
 def check_env_other(ctx: Context) -> CheckResult:
     env = ctx.host.env
@@ -305,6 +355,13 @@ def check_env_other(ctx: Context) -> CheckResult:
     rocm_dirs = [d for d in ld.split(":") if "rocm" in d.lower()]
     if rocm_dirs:
         notes.append(f"LD_LIBRARY_PATH puts {rocm_dirs[0]} ahead of torch's bundled ROCm libraries")
+        kb.append("rocm-library-version-mismatch")
+    foreign = [d for d in ld.split(":") if d.strip() and "rocm" not in d.lower()]
+    foreign_note = _foreign_ld_dirs(ctx, foreign)
+    if foreign_note is not None:
+        note, blamed = foreign_note
+        notes.append(note)
+        evidence.extend(blamed)
         kb.append("rocm-library-version-mismatch")
     if env.get("LD_PRELOAD"):
         notes.append(f"LD_PRELOAD={env['LD_PRELOAD']}")
@@ -321,7 +378,13 @@ def check_env_other(ctx: Context) -> CheckResult:
         return result(
             "env-other",
             Status.OK,
-            f"{len(evidence)} related variable(s), nothing suspicious",
+            f"{len(evidence)} related variable(s), nothing suspicious"
+            if not foreign
+            else f"{len(evidence)} related variable(s); LD_LIBRARY_PATH adds "
+            + ", ".join(
+                f"{d} (no ROCm library in it)" if ctx.host.exists(d) else f"{d} (not read)"
+                for d in foreign
+            ),
             evidence=evidence,
         )
     return result(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rocmfix import compat
 from rocmfix.host import Host
 from rocmfix.probes.base import CheckResult, Context, Status, check, ev, facts, human_bytes, result
 
@@ -272,6 +273,32 @@ def check_gpu_list(ctx: Context) -> CheckResult:
             kb=["rocm-too-old-for-gpu"] if newer else [],
             ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
         )
+    retired = _retired(gpus)
+    if retired:
+        names = sorted({g.gfx for g in retired})
+        infos = [facts.gfx_info(gfx) for gfx in names]
+        return result(
+            "gpu-list",
+            Status.WARN,
+            f"{summary}: current ROCm lists {', '.join(names)} as unsupported and no PyTorch ROCm "
+            "wheel rocmfix knows of targets " + ("it" if len(names) == 1 else "them"),
+            details="\n".join(
+                [
+                    *lines,
+                    "Sources: " + ", ".join(compat.urls(s for i in infos if i for s in i.sources)),
+                ]
+            ),
+            evidence=evidence
+            + [
+                ev(f"gfx table {i.gfx}", f"ROCm Linux support: {i.support}; verified wheels: none")
+                for i in infos
+                if i
+            ],
+            kb=["unsupported-gpu-architecture"],
+            ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
+            fix="Current ROCm and PyTorch wheels have no code for this GPU; only an older ROCm stack "
+            "or a self-built PyTorch can use it (see gpu-arch-vs-torch when torch is probed).",
+        )
     return result(
         "gpu-list",
         Status.OK,
@@ -282,6 +309,12 @@ def check_gpu_list(ctx: Context) -> CheckResult:
         # without --device /dev/kfd sees the host's sysfs), so only its presence rules it out.
         ruled_out=["kfd-device-missing"] if ctx.host.exists("/dev/kfd") else [],
     )
+
+
+def _retired(gpus: tuple[Gpu, ...]) -> list[Gpu]:
+    """KFD GPUs whose gfx the table marks unsupported in current ROCm and that no verified
+    PyTorch ROCm wheel targets (gfx803 Polaris; not gfx900/gfx906, which older wheels have)."""
+    return [g for g in gpus if facts.gfx_unsupported(g.gfx) and not compat.native_offers(g.gfx)]
 
 
 @check("integrated-gpu", "Integrated GPU beside a discrete one")

@@ -295,7 +295,14 @@ def check_arch(ctx: Context) -> CheckResult:
         f"{gpu.gfx} runs as {gfx}{via}{others}; torch and rocBLAS have it",
         details=details,
         evidence=places,
-        ruled_out=["no-binary-for-gpu", "rocblas-tensile-missing"],
+        # Torch and rocBLAS built for each GPU's own gfx (a self-built stack for gfx803, say)
+        # show the architecture is usable here, whatever the support tables say.
+        ruled_out=["no-binary-for-gpu", "rocblas-tensile-missing"]
+        + (
+            ["unsupported-gpu-architecture"]
+            if all(compat_view.runs_as(ctx, g.node, g.gfx) == g.gfx for g in judged)
+            else []
+        ),
     )
 
 

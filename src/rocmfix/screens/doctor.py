@@ -22,6 +22,7 @@ from rocmfix.messages import CheckFinished, ChecksDone
 from rocmfix.screens.detail import _STYLE, MARKS
 from rocmfix.screens.keys import LocalKeys
 from rocmfix.screens.modals import ReportsWorkerErrors
+from rocmfix.screens.texts import lang_of, t
 from rocmfix.screens.verify import SPINNER
 
 
@@ -47,10 +48,11 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        lang = lang_of(self)
         table = self.query_one("#checks", DataTable)
         table.add_column(" ", key="mark", width=1)
-        table.add_column("check", key="title", width=30)
-        table.add_column("result", key="summary", width=40)
+        table.add_column(t(lang, "col_check"), key="title", width=30)
+        table.add_column(t(lang, "col_result"), key="summary", width=40)
         self.set_interval(0.12, self._spin)
         self.action_rerun()
         self.call_after_refresh(self._fit_columns)
@@ -82,16 +84,17 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
 
     def action_rerun(self) -> None:
         if self.running:
-            self.notify("The checks are still running.")
+            self.notify(t(lang_of(self), "checks_running"))
             return
         session = self.app.session  # type: ignore[attr-defined]
+        lang = lang_of(self)
         table = self.query_one("#checks", DataTable)
         table.clear()
         self.results = {}
         for cid, title in session.check_titles().items():
-            table.add_row(Text(SPINNER[0]), title, Text("running…", style="dim"), key=cid)
+            table.add_row(Text(SPINNER[0]), title, Text(t(lang, "running"), style="dim"), key=cid)
         self.running = True
-        self._summary(f"Checking {session.machine_label}…")
+        self._summary(t(lang, "checking", machine=session.machine_name(lang)))
         self._run()
 
     @work(
@@ -127,9 +130,11 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         table.update_cell(res.id, "mark", mark(res.status.value))
         style = "bold" if res.status.value in ("fail", "warn") else ""
         table.update_cell(res.id, "summary", Text(res.summary, style=style))
+        lang = lang_of(self)
+        machine = self.app.session.machine_name(lang)  # type: ignore[attr-defined]
         self._summary(
-            f"Checking {self.app.session.machine_label}… {len(self.results)}/{table.row_count}"
-        )  # type: ignore[attr-defined]
+            t(lang, "checking_n", machine=machine, done=len(self.results), total=table.row_count)
+        )
 
     @on(ChecksDone)
     def show_summary(self, message: ChecksDone) -> None:
@@ -140,17 +145,15 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
             self.fill_row(CheckFinished(res))
         counts = summarize(message.results)["counts"]
         causes = [c["id"] for c in root_causes(message.results)]
-        line = (
-            f"{counts['fail']} failed, {counts['warn']} warnings, {counts['error']} could not run, "
-            f"{counts['ok']} ok, {counts['skip']} skipped."
-        )
+        lang = lang_of(self)
+        line = t(lang, "counts", **{k: counts[k] for k in ("fail", "warn", "error", "ok", "skip")})
         if causes:
-            line += f"  Most likely: {', '.join(causes)}."
+            line += t(lang, "most_likely", ids=("、" if lang == "zh" else ", ").join(causes))
         elif counts["fail"] or counts["warn"]:
-            line += "  No KB cause named: see the failed checks."
+            line += t(lang, "no_cause")
         else:
-            line += "  Nothing wrong found: F4 runs the GPU test."
-        self._summary(line + "  Enter: details.")
+            line += t(lang, "all_good")
+        self._summary(line + t(lang, "enter_details"))
 
     def _summary(self, text: str) -> None:
         self.query_one("#doctor-summary", Static).update(text)
@@ -159,7 +162,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
     def open_check(self, event: DataTable.RowSelected) -> None:
         res = self.results.get(str(event.row_key.value))
         if res is None:
-            self.notify("This check is still running.")
+            self.notify(t(lang_of(self), "check_running"))
             return
         self.app.push_screen(CheckScreen(res))
 
@@ -175,6 +178,7 @@ class CheckScreen(LocalKeys, Screen[None]):
 
     def compose(self) -> ComposeResult:
         res = self.result
+        lang = lang_of(self)
         yield Header()
         with VerticalScroll(id="check-body"):
             title = Text()
@@ -182,35 +186,38 @@ class CheckScreen(LocalKeys, Screen[None]):
             title.append(res.title)
             yield Label(title, classes="detail-title")
             yield Label(
-                f"{res.id} · {res.status.value} · {res.duration:.2f}s", classes="detail-sub"
+                f"{res.id} · {t(lang, 'status_' + res.status.value)} · {res.duration:.2f}s",
+                classes="detail-sub",
             )
             yield Static(res.summary, classes="detail-summary", markup=False)
             if res.details:
                 yield Static(res.details, classes="detail-text", markup=False)
             if res.fix:
-                yield Label("Fix", classes="section")
+                yield Label(t(lang, "fix"), classes="section")
                 yield Static(res.fix, markup=False)
             if res.evidence:
-                yield Label("Evidence", classes="section")
+                yield Label(t(lang, "evidence"), classes="section")
                 yield Static(
                     "\n".join(f"{e.source}: {e.value}" for e in res.evidence),
                     classes="evidence",
                     markup=False,
                 )
-            yield Label("Knowledge-base entries", classes="section")
+            yield Label(t(lang, "kb_entries"), classes="section")
             yield OptionList(id="kb-links")
         yield Footer()
 
     def on_mount(self) -> None:
         kb = self.app.session.kb()  # type: ignore[attr-defined]
+        lang = lang_of(self)
         links = self.query_one("#kb-links", OptionList)
-        for verb, ids in (("confirms", self.result.kb_ids), ("rules out", self.result.ruled_out)):
+        for verb, ids in (("confirms", self.result.kb_ids), ("rules_out", self.result.ruled_out)):
             for kid in ids:
                 entry = kb.get(kid)
-                title = entry.text("title", self.app.session.lang) if entry else ""  # type: ignore[attr-defined]
-                links.add_option(Option(f"{verb} {kid}: {title}", id=f"{verb}:{kid}"))
+                title = entry.text("title", lang) if entry else ""
+                sep = "：" if lang == "zh" else ": "
+                links.add_option(Option(f"{t(lang, verb)} {kid}{sep}{title}", id=f"{verb}:{kid}"))
         if not links.option_count:
-            links.add_option(Option("This check names no KB entry.", disabled=True))
+            links.add_option(Option(t(lang, "no_entry"), disabled=True))
 
     @on(OptionList.OptionSelected, "#kb-links")
     def open_entry(self, event: OptionList.OptionSelected) -> None:

@@ -84,7 +84,7 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
         yield Footer()
 
     def _subtitle(self) -> str:
-        where = self.app.session.machine_label  # type: ignore[attr-defined]
+        where = "planned for " + self.app.session.fix_target  # type: ignore[attr-defined]
         home = self.app.session.context().home  # type: ignore[attr-defined]
         cause = f"for {self.entry.id} · " if self.entry is not None else ""
         return f"{cause}action {self.fix.action} · risk {self.fix.risk} · {where} · HOME {home}"
@@ -148,7 +148,8 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
     @work(exclusive=True, exit_on_error=False, group="confirm")
     async def _confirm_and_apply(self) -> None:
         steps = len(self.plan.steps)
-        detail = f"{steps} change(s) to {self.app.session.machine_label}; a backup is kept and u undoes it."  # type: ignore[attr-defined]
+        target = self.app.session.fix_target  # type: ignore[attr-defined]
+        detail = f"{steps} change(s) to {target}; a backup is kept and u undoes it."
         if self.plan.needs_root:
             detail += "\nSome steps need root: rocmfix pauses and runs sudo in this terminal."
         if not await self.app.push_screen_wait(ConfirmModal("Apply this fix?", detail)):

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from rocmfix.messages import FixUndone
 from rocmfix.screens.modals import ConfirmModal, ReportsWorkerErrors
+from rocmfix.screens.texts import lang_of, t
 
 
 def params_text(params: Any) -> str:
@@ -43,7 +44,8 @@ class HistoryScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#history", DataTable)
-        table.add_columns("id", "action", "status", "values")
+        lang = lang_of(self)
+        table.add_columns(*(t(lang, c) for c in ("col_id", "col_action", "col_status", "col_values")))
         self.action_refresh()
 
     def on_screen_resume(self) -> None:
@@ -57,27 +59,33 @@ class HistoryScreen(ReportsWorkerErrors, Screen[None]):
         table.clear()
         for r in reversed(records):
             table.add_row(r.id, r.action, r.status, params_text(r.params), key=r.id)
-        where = f"Journal: {session.state_dir}/journal.jsonl"
+        lang = lang_of(self)
+        where = t(lang, "journal", path=f"{session.state_dir}/journal.jsonl")
         self.query_one("#history-where", Static).update(
-            where if records else f"No fix applied yet. {where}"
+            where if records else t(lang, "no_fix_yet", where=where)
         )
 
     def action_undo(self) -> None:
         table = self.query_one("#history", DataTable)
         if not table.row_count:
-            self.notify("Nothing to undo.", severity="warning")
+            self.notify(t(lang_of(self), "nothing_to_undo"), severity="warning")
             return
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         record = self.records[str(row_key.value)]
         if not record.undoable:
-            self.notify(f"{record.id} is {record.status}; nothing to undo.", severity="warning")
+            self.notify(
+                t(lang_of(self), "not_undoable", id=record.id, status=record.status),
+                severity="warning",
+            )
             return
         self._confirm_and_undo(record)
 
     @work(exclusive=True, exit_on_error=False, group="confirm")
     async def _confirm_and_undo(self, record: Any) -> None:
         steps = "\n".join(s.undo_text() for s in reversed(record.steps))
-        if await self.app.push_screen_wait(ConfirmModal(f"Undo {record.id}?", steps, yes="Undo")):
+        lang = lang_of(self)
+        question = t(lang, "undo_q", id=record.id)
+        if await self.app.push_screen_wait(ConfirmModal(question, steps, yes=t(lang, "undo"))):
             self._undo(record.id)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="fix", description="Undoing fix")
@@ -86,5 +94,6 @@ class HistoryScreen(ReportsWorkerErrors, Screen[None]):
 
     @on(FixUndone)
     def refresh_after_undo(self, message: FixUndone) -> None:
-        self.notify(f"Undone {message.record.id} ({message.record.action}).")
+        record = message.record
+        self.notify(t(lang_of(self), "undone", id=record.id, action=record.action))
         self.action_refresh()

@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Markdown, Static
 from textual.worker import Worker, WorkerState
 
 from rocmfix.screens.keys import LocalKeys
+from rocmfix.screens.texts import lang_of, t
 
 
 class ReportsWorkerErrors(LocalKeys):
@@ -39,7 +40,7 @@ class ConfirmModal(LocalKeys, ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, detail: str = "", yes: str = "Apply") -> None:
+    def __init__(self, question: str, detail: str = "", yes: str | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.question = question
         self.detail = detail
@@ -51,8 +52,9 @@ class ConfirmModal(LocalKeys, ModalScreen[bool]):
             if self.detail:
                 yield Static(self.detail, classes="dialog-detail", markup=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button(f"{self.yes} (y)", variant="warning", id="yes")
-                yield Button("Cancel (n)", id="no")
+                yes = self.yes or t(lang_of(self), "apply")
+                yield Button(f"{yes} (y)", variant="warning", id="yes")
+                yield Button(t(lang_of(self), "cancel_n"), id="no")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -83,14 +85,14 @@ class ErrorModal(LocalKeys, ModalScreen[None]):
             yield Label(self.title_text, classes="dialog-title")
             with VerticalScroll(classes="dialog-scroll"):
                 yield Static(self.text, markup=False)
-            yield Label("esc close · c copy", classes="dialog-hint")
+            yield Label(t(lang_of(self), "error_hint"), classes="dialog-hint")
 
     def action_close(self) -> None:
         self.dismiss(None)
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.text)
-        self.notify("copied to the clipboard")
+        self.notify(t(lang_of(self), "copied"))
 
 
 HELP = """\
@@ -118,6 +120,36 @@ HELP = """\
 
 Nothing changes on the machine without a plan and a confirmation; every
 applied fix can be undone from the fix screen or the history.
+
+**esc**, **q** or **F1** closes this help.
+"""
+
+HELP_ZH = """\
+## rocmfix
+
+**粘贴 → 原因 → 检查 → 修复 → 验证 → 撤销。**
+
+1. 把错误信息或整份日志粘贴到粘贴界面（或运行 `rocmfix train.log`，
+   或 `python train.py 2>&1 | rocmfix -`）。输入时即给出按可能性排序的原因。
+2. 打开一个原因（**enter**），查看理由、上下文中的证据和找到的取值。
+   按 **c** 在本机检查这个原因。
+3. 选择一项修复：先看到确切的改动，确认后才应用，并保留备份；
+   随后运行 GPU 测试。按 **u** 撤销。
+
+| 按键 | 位置 | 作用 |
+|---|---|---|
+| **F2** | 任意位置 | 粘贴界面 |
+| **F3** | 任意位置 | 诊断：检查本机 |
+| **F4** | 任意位置 | 验证：GPU 测试 |
+| **F5** | 任意位置 | 搜索知识库 |
+| **F6** | 任意位置 | 已应用修复的历史 |
+| **ctrl+p** | 任意位置 | 命令面板 |
+| **esc** | 详情界面 | 返回 |
+| **ctrl+q** | 任意位置 | 退出 |
+
+没有计划和确认，本机不会有任何改动；每项已应用的修复都可以在修复界面或历史中撤销。
+
+按 **esc**、**q** 或 **F1** 关闭帮助。
 """
 
 
@@ -130,10 +162,11 @@ class HelpScreen(LocalKeys, ModalScreen[None]):
         super().__init__(classes="dialog-screen")
 
     def compose(self) -> ComposeResult:
+        lang = lang_of(self)
         with VerticalScroll(classes="dialog -help") as page:
-            page.border_title = "Help"
-            page.border_subtitle = "esc closes · ↑↓ scroll"
-            yield Markdown(HELP)
+            page.border_title = t(lang, "help")
+            page.border_subtitle = t(lang, "help_hint")
+            yield Markdown(HELP_ZH if lang == "zh" else HELP)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -150,13 +183,9 @@ class PythonModal(LocalKeys, ModalScreen["str | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("Which Python runs your training?", classes="dialog-title")
-            yield Static(
-                "The path of its interpreter, e.g. ~/venvs/train/bin/python or the output of "
-                "`which python` in that environment. Enter uses it, esc cancels.",
-                classes="dialog-detail",
-                markup=False,
-            )
+            lang = lang_of(self)
+            yield Label(t(lang, "which_python"), classes="dialog-title")
+            yield Static(t(lang, "python_detail"), classes="dialog-detail", markup=False)
             yield Input(value=self.current, id="python-path")
             yield Static("", id="python-error", classes="dialog-hint", markup=False)
 

@@ -80,9 +80,31 @@ class Session:
 
     @property
     def machine_label(self) -> str:
+        return self.machine_name("en")
+
+    def machine_name(self, lang: str = "en") -> str:
+        """What the checks read, in ``lang``: this machine, a snapshot or the demo's."""
+        from rocmfix.screens.texts import t
+
         if self.demo:
-            return "demo machine (recorded RX 6700 XT)"
-        return f"snapshot {self.snapshot.name}" if self.snapshot else "this machine"
+            return t(lang, "demo_machine")
+        if self.snapshot:
+            return t(lang, "snapshot", name=self.snapshot.name)
+        return t(lang, "this_machine")
+
+    @property
+    def fix_target(self) -> str:
+        """Where a fix is planned and applied, said plainly.
+
+        A snapshot only changes what the doctor reads: the plan's values and
+        its writes are this machine's (its GPUs, its HOME), and the label says
+        so rather than naming the snapshot.
+        """
+        if self.demo:
+            return "the demo machine's throwaway HOME"
+        if self.snapshot is not None:
+            return f"this machine (not snapshot {self.snapshot.name}, which the doctor reads)"
+        return "this machine"
 
     def run_checks(
         self, ids: tuple[str, ...] | None, on_result: Callable[[Any], None]

@@ -22,12 +22,15 @@ from textual.widgets import Footer, Header, Label, Static
 from rocmfix.messages import VerifyDone, VerifyStage
 from rocmfix.screens.keys import LocalKeys
 from rocmfix.screens.modals import ReportsWorkerErrors
+from rocmfix.screens.texts import lang_of, t
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 BAR_WIDTH = 30
 
 
-def stages_text(events: list[Any], running: bool, tick: int = 0, level: str = "standard") -> Text:
+def stages_text(
+    events: list[Any], running: bool, tick: int = 0, level: str = "standard", lang: str = "en"
+) -> Text:
     """Completed stages with ✓/✗ and, while running, the next stage of ``level`` with a spinner."""
     from rocmfix.verify import LEVELS, STAGES
 
@@ -41,13 +44,13 @@ def stages_text(events: list[Any], running: bool, tick: int = 0, level: str = "s
     if running:
         done = {ev.stage for ev in events}
         order = LEVELS[level].stages if level in LEVELS else tuple(STAGES)
-        nxt = next((STAGES[sid] for sid in order if sid not in done), "finishing")
+        nxt = next((STAGES[sid] for sid in order if sid not in done), t(lang, "finishing"))
         out.append(f"{SPINNER[tick % len(SPINNER)]} {nxt}…\n", style="bold")
     out.rstrip()
     return out
 
 
-def perf_text(devices: tuple[Any, ...]) -> Text:
+def perf_text(devices: tuple[Any, ...], lang: str = "en") -> Text:
     """One bar per dtype: achieved TFLOPS against the dense peak (or the best dtype)."""
     from rocmfix.verify.model import DTYPES
 
@@ -71,23 +74,25 @@ def perf_text(devices: tuple[Any, ...]) -> Text:
             out.append("░" * (BAR_WIDTH - filled), style="dim")
             tail = f" {got:7.1f} TFLOPS"
             tail += (
-                f" of {peak:g} peak ({ratio:.0%})"
+                t(lang, "of_peak", peak=peak, ratio=ratio)
                 if peak and ratio is not None
-                else " (no peak known)"
+                else t(lang, "no_peak")
             )
             out.append(tail + "\n")
     out.rstrip()
     return out
 
 
-def outcome_text(result: Any) -> str:
+def outcome_text(result: Any, lang: str = "en") -> str:
     """One line: passed, or where and how it failed."""
     if result.ok:
-        return "GPU test passed."
+        return t(lang, "passed")
     failure = result.failure
     if failure is None:
-        return "GPU test failed."
-    return f"GPU test failed at {failure.stage} ({failure.kind.value}): {failure.message}"
+        return t(lang, "failed")
+    return t(
+        lang, "failed_at", stage=failure.stage, kind=failure.kind.value, message=failure.message
+    )
 
 
 class VerifyPanel(ReportsWorkerErrors, Vertical):
@@ -101,8 +106,9 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         self._tick = 0
 
     def compose(self) -> ComposeResult:
-        yield Label("GPU test", id="verify-title", classes="section")
-        yield Static("Not run yet.", id="verify-stages")
+        lang = lang_of(self)
+        yield Label(t(lang, "gpu_test"), id="verify-title", classes="section")
+        yield Static(t(lang, "not_run"), id="verify-stages")
         yield Static("", id="verify-perf")
         yield Label("", id="verify-outcome")
 
@@ -115,9 +121,10 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         self.events = []
         self.result = None
         self.running = True
-        title = f"GPU test · level {session.verify_level}"
+        lang = lang_of(self)
+        title = t(lang, "level", level=session.verify_level)
         if session.will_record():
-            title += " · recorded result of the demo machine (no GPU here)"
+            title += t(lang, "recorded_title")
         self.query_one("#verify-title", Label).update(title)
         self.query_one("#verify-perf", Static).update("")
         self.query_one("#verify-outcome", Label).update("")
@@ -142,7 +149,7 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
 
     def _render_stages(self) -> None:
         self.query_one("#verify-stages", Static).update(
-            stages_text(self.events, self.running, self._tick, self._level())
+            stages_text(self.events, self.running, self._tick, self._level(), lang_of(self))
         )
 
     @on(VerifyStage)
@@ -157,13 +164,14 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         self.result = message.result
         self.events = list(message.result.stages)
         self._render_stages()
-        self.query_one("#verify-perf", Static).update(perf_text(message.result.devices))
-        outcome = outcome_text(message.result)
+        lang = lang_of(self)
+        self.query_one("#verify-perf", Static).update(perf_text(message.result.devices, lang))
+        outcome = outcome_text(message.result, lang)
         notes = [n for n in message.result.notes if n]
         if notes:
-            outcome += "\n" + "\n".join(f"note: {n}" for n in notes)
+            outcome += "\n" + "\n".join(t(lang, "note") + n for n in notes)
         if message.recorded:
-            outcome += "\n(recorded: this is the demo machine's result, not a run on this machine)"
+            outcome += "\n" + t(lang, "recorded_note")
         self.query_one("#verify-outcome", Label).update(outcome)
         self.remove_class("-running")
         self.set_class(message.result.ok, "-ok")
@@ -191,8 +199,8 @@ class VerifyScreen(LocalKeys, Screen[None]):
     def _target(self) -> str:
         session = self.app.session  # type: ignore[attr-defined]
         if session.will_record():
-            return "Showing the demo machine's recorded result (no GPU here). p: another Python."
-        return f"Testing the torch of {session.python} in a child process. p: another Python."
+            return t(lang_of(self), "target_recorded")
+        return t(lang_of(self), "target", python=session.python)
 
     def action_choose_python(self) -> None:
         from rocmfix.screens.modals import PythonModal
@@ -214,6 +222,6 @@ class VerifyScreen(LocalKeys, Screen[None]):
     def action_rerun(self) -> None:
         panel = self.query_one(VerifyPanel)
         if panel.running:
-            self.notify("The GPU test is still running.")
+            self.notify(t(lang_of(self), "verify_running"))
             return
         panel.start()

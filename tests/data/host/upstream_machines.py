@@ -998,3 +998,50 @@ MACHINES.update(
         },
     }
 )
+
+# A card newer than the installed ROCm: the RX 7900 XTX (gfx1100) weeks after launch, with the
+# ROCm 5.4.1 that Arch Linux packaged then.
+MACHINES.update(
+    {
+        "arch-rx7900xtx-rocm541-too-old": {
+            "notes": "RX 7900 XTX 24GB on Arch Linux, kernel 6.1.1, with Arch's ROCm 5.4.1 packages "
+            "(December 2022): a tensorflow-rocm toy example aborts inside hsa-rocr; another user in "
+            "the thread got the same abort, an assertion in GpuAgent::AssembleShader ('Code buffer "
+            "allocation failed'), from clinfo alone on ROCm 5.3.3, and says the workaround proposed "
+            "there rests on ROCr changes between 5.4.1 and 5.4.2. The runtime gets as far as building "
+            "a GPU agent, so /dev/kfd opened and KFD lists the card; its gfx (gfx1100) follows from "
+            "the product. AMD's Linux system requirements list gfx1100 from ROCm 6.0.0.",
+            "sources": [
+                "https://github.com/ROCm/ROCm/issues/1880",
+                "https://github.com/ROCm/tensorflow-upstream/issues/1956",
+            ],
+            "placeholders": [
+                "kernel release suffix (-arch1-1; the post says 6.1.1)",
+                "KFD node values other than gfx_target_version (SIMD count, PCI slot, render "
+                "minor; no device id recorded)",
+                "VRAM bytes (24 GiB from the stated 24GB)",
+                "user name and groups",
+                "rocminfo and dmesg (not posted: none recorded)",
+            ],
+            "os": ("Arch Linux", "arch", ""),
+            "kernel": "6.1.1-arch1-1",
+            "kfd_gpus": [kfd_gpu(1, 110000, None, 192, 0x03, 128, 24 * 1024**3)],
+            "rocm": "5.4.1",
+            "rocm_flat": True,
+            "torch": None,
+            "expect": {
+                "fail": set(),
+                "warn": {"rocm-install"},
+                "first": "rocm-too-old-for-gpu",
+                "not_ranked": {
+                    "kfd-permission-denied",
+                    "kfd-device-missing",
+                    "unsupported-gpu-architecture",
+                },
+                "summary_has": {"rocm-install": "5.4.1"},
+                "fix_has": {"rocm-install": "Install ROCm 6.0.0 or newer"},
+                "fix_lacks": {"rocm-install": "HSA_OVERRIDE_GFX_VERSION"},
+            },
+        },
+    }
+)

@@ -1,0 +1,60 @@
+"""Dump `explain --json` objects for every test text, to prove a speed change changes no answer.
+
+Run once with the old tree and once with the new one, then compare the files byte
+for byte (the texts: tests/data/**/*.jsonl, the KB's symptoms and samples, the
+benchmark line, and prefixes of each at 40/120/300/399 characters, in en and zh):
+
+    git archive BASE src kb | tar -x -C /tmp/base
+    PYTHONPATH=/tmp/base/src python benchmarks/explain_same_answers.py /tmp/base.jsonl
+    PYTHONPATH=src python benchmarks/explain_same_answers.py /tmp/new.jsonl
+    cmp /tmp/base.jsonl /tmp/new.jsonl
+
+Comparing outputs is not tuning: nothing here is read for its content.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from rocmfix.commands.explain import to_json
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import matcher_for
+
+ROOT = Path(__file__).resolve().parents[1]
+LINE = "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
+
+
+def texts() -> list[str]:
+    out = []
+    for f in sorted((ROOT / "tests" / "data").glob("**/*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(d, dict) and isinstance(d.get("text"), str):
+                out.append(d["text"])
+    for e in load_kb([]).entries:
+        out.extend(e.symptoms)
+        out.extend(x if isinstance(x, str) else str(x) for x in getattr(e, "samples", ()) or ())
+    out.append(LINE)
+    return out + [t[:cut] for t in out for cut in (40, 120, 300, 399)]
+
+
+def main() -> int:
+    kb = load_kb([])
+    m = matcher_for(kb)
+    all_texts = texts()
+    with open(sys.argv[1], "w", encoding="utf-8") as fh:
+        for t in all_texts:
+            r = m.explain_text(t)
+            for lang in ("en", "zh"):
+                fh.write(json.dumps(to_json(r, 3, lang), ensure_ascii=False) + "\n")
+    print(f"{len(all_texts)} texts written to {sys.argv[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""The screens' own words (doctor, verify, history, dialogs) in English and Chinese.
+
+Results (a check's summary, a stage's label) come from the core and are shown
+as they are; only the text a screen writes around them lives here. A key
+missing from a language falls back to English, so a new string never shows
+up blank.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EN: dict[str, str] = {
+    # doctor
+    "col_check": "check",
+    "col_result": "result",
+    "running": "running…",
+    "checks_running": "The checks are still running.",
+    "checking": "Checking {machine}…",
+    "checking_n": "Checking {machine}… {done}/{total}",
+    "counts": (
+        "{fail} failed, {warn} warnings, {error} could not run, {ok} ok, {skip} skipped."
+    ),
+    "most_likely": "  Most likely: {ids}.",
+    "no_cause": "  No KB cause named: see the failed checks.",
+    "all_good": "  Nothing wrong found: F4 runs the GPU test.",
+    "enter_details": "  Enter: details.",
+    "check_running": "This check is still running.",
+    "fix": "Fix",
+    "evidence": "Evidence",
+    "kb_entries": "Knowledge-base entries",
+    "confirms": "confirms",
+    "rules_out": "rules out",
+    "no_entry": "This check names no KB entry.",
+    "status_ok": "ok",
+    "status_warn": "warning",
+    "status_fail": "failed",
+    "status_error": "could not run",
+    "status_skip": "skipped",
+    # machines
+    "this_machine": "this machine",
+    "snapshot": "snapshot {name}",
+    "demo_machine": "demo machine (recorded RX 6700 XT)",
+    # verify
+    "gpu_test": "GPU test",
+    "not_run": "Not run yet.",
+    "level": "GPU test · level {level}",
+    "recorded_title": " · recorded result of the demo machine (no GPU here)",
+    "finishing": "finishing",
+    "of_peak": " of {peak:g} peak ({ratio:.0%})",
+    "no_peak": " (no peak known)",
+    "passed": "GPU test passed.",
+    "failed": "GPU test failed.",
+    "failed_at": "GPU test failed at {stage} ({kind}): {message}",
+    "note": "note: ",
+    "recorded_note": "(recorded: this is the demo machine's result, not a run on this machine)",
+    "target_recorded": (
+        "Showing the demo machine's recorded result (no GPU here). p: another Python."
+    ),
+    "target": "Testing the torch of {python} in a child process. p: another Python.",
+    "verify_running": "The GPU test is still running.",
+    # history
+    "col_id": "id",
+    "col_action": "action",
+    "col_status": "status",
+    "col_values": "values",
+    "journal": "Journal: {path}",
+    "no_fix_yet": "No fix applied yet. {where}",
+    "nothing_to_undo": "Nothing to undo.",
+    "not_undoable": "{id} is {status}; nothing to undo.",
+    "undo_q": "Undo {id}?",
+    "undo": "Undo",
+    "undone": "Undone {id} ({action}).",
+    # dialogs
+    "apply": "Apply",
+    "cancel_n": "Cancel (n)",
+    "error_hint": "esc close · c copy",
+    "copied": "copied to the clipboard",
+    "help": "Help",
+    "help_hint": "esc, q or F1 closes · ↑↓ scroll",
+    "which_python": "Which Python runs your training?",
+    "python_detail": (
+        "The path of its interpreter, e.g. ~/venvs/train/bin/python or the output of "
+        "`which python` in that environment. Enter uses it, esc cancels."
+    ),
+    # app
+    "fix_busy": "A fix is being applied; quit again once it has finished.",
+    "failed_unexpectedly": "{what} failed unexpectedly",
+    "a_task": "A task",
+}
+
+ZH: dict[str, str] = {
+    "col_check": "检查",
+    "col_result": "结果",
+    "running": "运行中…",
+    "checks_running": "检查仍在运行。",
+    "checking": "正在检查{machine}…",
+    "checking_n": "正在检查{machine}… {done}/{total}",
+    "counts": "{fail} 项失败，{warn} 项警告，{error} 项无法运行，{ok} 项正常，{skip} 项跳过。",
+    "most_likely": "最可能的原因：{ids}。",
+    "no_cause": "没有对应的知识库原因：请查看失败的检查。",
+    "all_good": "未发现问题：按 F4 运行 GPU 测试。",
+    "enter_details": "按 enter 查看详情。",
+    "check_running": "这项检查仍在运行。",
+    "fix": "修复",
+    "evidence": "证据",
+    "kb_entries": "知识库条目",
+    "confirms": "证实",
+    "rules_out": "排除",
+    "no_entry": "这项检查不涉及任何知识库条目。",
+    "status_ok": "正常",
+    "status_warn": "警告",
+    "status_fail": "失败",
+    "status_error": "无法运行",
+    "status_skip": "跳过",
+    "this_machine": "本机",
+    "snapshot": "快照 {name}",
+    "demo_machine": "演示机器（录制的 RX 6700 XT）",
+    "gpu_test": "GPU 测试",
+    "not_run": "尚未运行。",
+    "level": "GPU 测试 · 级别 {level}",
+    "recorded_title": " · 演示机器的录制结果（本机没有 GPU）",
+    "finishing": "收尾中",
+    "of_peak": "，峰值 {peak:g} 的 {ratio:.0%}",
+    "no_peak": "（峰值未知）",
+    "passed": "GPU 测试通过。",
+    "failed": "GPU 测试失败。",
+    "failed_at": "GPU 测试在 {stage} 阶段失败（{kind}）：{message}",
+    "note": "注：",
+    "recorded_note": "（录制结果：这是演示机器的结果，并非在本机运行）",
+    "target_recorded": "显示演示机器的录制结果（本机没有 GPU）。按 p 换一个 Python。",
+    "target": "在子进程中测试 {python} 的 torch。按 p 换一个 Python。",
+    "verify_running": "GPU 测试仍在运行。",
+    "col_id": "编号",
+    "col_action": "操作",
+    "col_status": "状态",
+    "col_values": "取值",
+    "journal": "修复记录：{path}",
+    "no_fix_yet": "尚未应用任何修复。{where}",
+    "nothing_to_undo": "没有可撤销的修复。",
+    "not_undoable": "{id} 的状态是 {status}，无可撤销。",
+    "undo_q": "撤销 {id}？",
+    "undo": "撤销",
+    "undone": "已撤销 {id}（{action}）。",
+    "apply": "应用",
+    "cancel_n": "取消 (n)",
+    "error_hint": "esc 关闭 · c 复制",
+    "copied": "已复制到剪贴板",
+    "help": "帮助",
+    "help_hint": "esc、q 或 F1 关闭 · ↑↓ 滚动",
+    "which_python": "哪个 Python 运行你的训练？",
+    "python_detail": (
+        "填写它的解释器路径，例如 ~/venvs/train/bin/python，或在该环境中运行 "
+        "`which python` 得到的路径。按 enter 使用，esc 取消。"
+    ),
+    "fix_busy": "正在应用修复；完成后再退出。",
+    "failed_unexpectedly": "{what}意外失败",
+    "a_task": "一项任务",
+}
+
+TEXTS: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
+
+
+def t(lang: str, key: str, **values: Any) -> str:
+    """The screen string ``key`` in ``lang`` (English when it has no translation)."""
+    text = TEXTS.get(lang, EN).get(key) or EN[key]
+    return text.format(**values) if values else text
+
+
+def lang_of(node: Any) -> str:
+    """The session language of a mounted node's app (``en`` outside a RocmfixApp)."""
+    try:
+        session = getattr(node.app, "session", None)
+    except Exception:  # noqa: BLE001 - no active app (a widget built outside one)
+        return "en"
+    return str(getattr(session, "lang", "en"))
