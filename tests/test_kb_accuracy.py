@@ -57,6 +57,15 @@ CONFIDENT_RIGHT = 0.94  # confidence >= 0.5 is right at least 9 times in 10
 # issue's targets (0.85 / 0.93 / 0.90); the floor only stops it from getting worse.
 # Round 2 (w11tune, see above): 0.553 / 0.809 / 0.929.
 LATE_FROZEN_FLOOR = {"top1": 0.53, "top3": 0.80, "unrelated_unmatched": 0.92}
+_ROUNDS_AA_AJ = re.compile(r"^heldout/heldout-a[a-j]\.jsonl$")
+
+# Rounds ak-as (200 reports) were collected while the KB and ranker were being tuned and
+# kept away from that work (never merged, never evaluated) until everything else had
+# landed; then the final system was scored on them once. Whole rounds: top-1 0.521,
+# top-3 0.875, look-alikes left alone 0.768, prose top-1 0.462; their frozen side (64):
+# 0.604 / 0.938 / 0.875 (rounded down below). The ranker has not trained on them yet.
+FRESH_FROZEN_FLOOR = {"top1": 0.58, "top3": 0.92, "unrelated_unmatched": 0.85}
+_ROUNDS_AK_ON = re.compile(r"^heldout/heldout-(?:a[k-z]|[b-z][a-z])\.jsonl$")
 
 
 @pytest.fixture(scope="module")
@@ -77,12 +86,17 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
     assert "misses" not in frozen and set(frozen["miss_counts"]) == {"by_id", "by_kind"}
 
 
-def test_the_frozen_side_of_the_late_rounds_meets_its_floor() -> None:
-    late = [c for c in repo_cases(DATA) if _LATE_ROUND.match(str(c["origin"]))]
+@pytest.mark.parametrize(
+    ("rounds", "floors"),
+    [(_ROUNDS_AA_AJ, LATE_FROZEN_FLOOR), (_ROUNDS_AK_ON, FRESH_FROZEN_FLOOR)],
+    ids=["aa-aj", "ak-on"],
+)
+def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
+    late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
     report = evaluate(late, load_kb(), split=Split.load(DATA / "split.json"))
     frozen = report["sides"]["frozen"]
     assert frozen["cases"] >= 60
-    for key, floor in LATE_FROZEN_FLOOR.items():
+    for key, floor in floors.items():
         assert frozen[key] >= floor, (key, frozen[key], frozen["miss_counts"])
     assert "misses" not in frozen
 
