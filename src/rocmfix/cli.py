@@ -125,6 +125,16 @@ def _print_error(err: RocmfixError, lang: str = "en") -> None:
         print(f"{dim}{hint}{translate(err.hint, HINTS, lang)}{off}", file=sys.stderr)
 
 
+def _print_json_error(err: RocmfixError) -> None:
+    """Under --json a refused command still leaves one JSON object on stdout, so a script
+    reading stdout gets the reason and not an empty string (the message also goes to stderr)."""
+    import json
+
+    record = {"schema": "rocmfix.error/1", "error": err.message, "hint": err.hint or None}
+    record["exit"] = int(err.exit_code)
+    print(json.dumps(record, ensure_ascii=False))
+
+
 def _import_command(name: str) -> object:
     try:
         return importlib.import_module(COMMANDS[name][0])
@@ -160,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rocmfix.i18n_errors import lang_of
 
         _print_error(err, lang_of(args_list))
+        if err.exit_code == ExitCode.USAGE and "--json" in args_list:
+            _print_json_error(err)
         return int(err.exit_code)
     except KeyboardInterrupt:
         from rocmfix.i18n_errors import lang_of

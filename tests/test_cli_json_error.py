@@ -1,0 +1,46 @@
+"""Under --json a refused command (exit 2) leaves one rocmfix.error/1 object on stdout."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rocmfix.cli import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["fix", "set-env", "FOO=1", "--json"], "does not set FOO"),
+        (["doctor", "--snapshot", "/nonexistent-rocmfix-dir", "--json"], "not a snapshot"),
+        (["kb", "show", "no-such-entry", "--json"], "no KB entry"),
+        (["verify", "--python", "/nonexistent-rocmfix-dir/python", "--json"], "no interpreter"),
+    ],
+)
+def test_refused_json_command_prints_one_error_object(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str], tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    record = json.loads(lines[0])
+    assert set(record) == {"schema", "error", "hint", "exit"}
+    assert record["schema"] == "rocmfix.error/1"
+    assert record["exit"] == 2
+    assert needle in record["error"]
+    assert record["hint"] is None or isinstance(record["hint"], str)
+    assert needle in err  # the one-line message stays on stderr
+
+
+def test_refused_command_without_json_keeps_stdout_empty(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["fix", "set-env", "FOO=1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "does not set FOO" in err
