@@ -174,3 +174,56 @@ async def test_the_command_palette_s_own_entries_are_chinese() -> None:
         next(c for c in commands if c.title.startswith("历史：")).callback()
         await pilot.pause(0.2)
         assert app.current_mode == "history"
+
+
+async def test_the_fix_screen_speaks_chinese_from_plan_to_undo(tmp_path: Path) -> None:
+    """Plan headings, the confirmation, the output log and the outcome line are Chinese;
+    the plan itself (a diff of the user's file) and ids stay as they are."""
+    from textual.widgets import Log
+
+    from rocmfix.kb.render import RenderedFix
+
+    fix = RenderedFix(
+        text="Set the override",
+        action="set-env",
+        params={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+        commands=(),
+        risk="low",
+        root=False,
+        complete=True,
+        number=1,
+    )
+    app = RocmfixApp(zh_demo(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(FixScreen(fix))
+        await settle(app, pilot)
+        text = shown(app)
+        assert "修复：Set the override" in text and "计划（尚未做任何改动）" in text, text
+        assert "计划用于演示机器的临时 HOME" in text and "输出" in text, text
+        assert "按 a 应用（会先征求确认），按 esc 返回。" in text, text
+        for english in ("Plan (", "Output", "planned for", "Press a", "action set-env"):
+            assert english not in text, english
+        await pilot.press("a")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ConfirmModal)
+        text = shown(app)
+        assert "应用这项修复？" in text and "应用 (y)" in text and "会保留备份" in text, text
+        assert "Apply" not in text and "backup" not in text, text
+        await pilot.press("y")
+        await settle(app, pilot, rounds=6)
+        assert isinstance(app.screen, FixScreen)
+        outcome = str(app.screen.query_one("#outcome").render())
+        assert outcome.startswith("已恢复：") and "RECOVERED" not in outcome, outcome
+        assert str(app.screen.query_one("#plan-title").render()) == "计划（已应用）"
+        log = "\n".join(str(line) for line in app.screen.query_one("#fix-log", Log).lines)
+        assert "正在应用 " in log and "已应用 " in log and "applying" not in log, log
+        await pilot.press("u")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ConfirmModal)
+        assert "撤销 (y)" in shown(app) and "Undo" not in shown(app), shown(app)
+        await pilot.press("y")
+        await settle(app, pilot)
+        outcome = str(app.screen.query_one("#outcome").render())
+        assert outcome.startswith("已撤销：") and "Undone" not in outcome, outcome
+        log = "\n".join(str(line) for line in app.screen.query_one("#fix-log", Log).lines)
+        assert "每个文件都已恢复原样" in log, log

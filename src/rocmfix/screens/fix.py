@@ -26,6 +26,7 @@ from textual.widgets import Footer, Header, Label, Log, Static
 from rocmfix.errors import ActionError
 from rocmfix.messages import FixApplied, FixOutput, FixUndone, PlanMade, VerifyDone
 from rocmfix.screens.modals import ConfirmModal, ErrorModal, ReportsWorkerErrors
+from rocmfix.screens.texts import lang_of, t
 from rocmfix.screens.verify import VerifyPanel
 
 
@@ -73,21 +74,39 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="fix-body"):
-            yield Label(f"Fix: {self.fix.text}", classes="detail-title")
+            yield Label(self._t("fix_title", text=self.fix.text), classes="detail-title")
             yield Label(self._subtitle(), classes="detail-sub")
-            yield Label("Plan (nothing has changed yet)", classes="section", id="plan-title")
-            yield Static("Computing the plan…", id="plan", markup=False)
-            yield Label("Output", classes="section")
+            yield Label(self._t("plan_title"), classes="section", id="plan-title")
+            yield Static(self._t("computing_plan"), id="plan", markup=False)
+            yield Label(self._t("output"), classes="section")
             yield Log(id="fix-log", auto_scroll=True)
             yield VerifyPanel(id="fix-verify")
             yield Label("", id="outcome")
         yield Footer()
 
+    def _t(self, key: str, **values: Any) -> str:
+        return t(lang_of(self), key, **values)
+
+    def _target(self) -> str:
+        """Session.fix_target in the session's language."""
+        session = self.app.session  # type: ignore[attr-defined]
+        if session.demo:
+            return self._t("target_demo")
+        if session.snapshot is not None:
+            return self._t("target_snapshot", name=session.snapshot.name)
+        return self._t("target_here")
+
     def _subtitle(self) -> str:
-        where = "planned for " + self.app.session.fix_target  # type: ignore[attr-defined]
         home = self.app.session.context().home  # type: ignore[attr-defined]
-        cause = f"for {self.entry.id} · " if self.entry is not None else ""
-        return f"{cause}action {self.fix.action} · risk {self.fix.risk} · {where} · HOME {home}"
+        cause = self._t("fix_for", id=self.entry.id) if self.entry is not None else ""
+        return self._t(
+            "fix_sub",
+            cause=cause,
+            action=self.fix.action,
+            risk=self.fix.risk,
+            target=self._target(),
+            home=home,
+        )
 
     def on_mount(self) -> None:
         self.query_one("#fix-verify").display = False
@@ -107,19 +126,17 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
         shown = self.query_one("#plan", Static)
         if message.plan is None:
             shown.update(
-                Text(f"This fix cannot be planned here: {message.error}", style="bold red")
+                Text(self._t("cannot_plan", error=message.error), style="bold red")
             )
             return
         self.plan = message.plan
         shown.update(plan_text(self.plan))
         if self.plan.changes_nothing:
-            self._outcome("Nothing to change: this fix is already in place.", "-ok")
+            self._outcome(self._t("nothing_to_change"), "-ok")
         elif self._undone:
-            self._outcome(
-                "Undone: everything this fix changed is back as it was. a applies it again.", ""
-            )
+            self._outcome(self._t("undone_again"), "")
         else:
-            self._outcome("Press a to apply (you will be asked first), esc to go back.", "")
+            self._outcome(self._t("press_a"), "")
 
     def _log(self, line: str) -> None:
         self.query_one("#fix-log", Log).write_line(line)
@@ -136,10 +153,10 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
 
     def action_apply(self) -> None:
         if self.plan is None or self.plan.changes_nothing:
-            self.notify("There is no plan to apply.", severity="warning")
+            self.notify(self._t("no_plan"), severity="warning")
             return
         if self.record is not None:
-            self.notify("Already applied; u undoes it.", severity="warning")
+            self.notify(self._t("already_applied"), severity="warning")
             return
         if self.busy:
             return
@@ -148,15 +165,14 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
     @work(exclusive=True, exit_on_error=False, group="confirm")
     async def _confirm_and_apply(self) -> None:
         steps = len(self.plan.steps)
-        target = self.app.session.fix_target  # type: ignore[attr-defined]
-        detail = f"{steps} change(s) to {target}; a backup is kept and u undoes it."
+        detail = self._t("apply_detail", steps=steps, target=self._target())
         if self.plan.needs_root:
-            detail += "\nSome steps need root: rocmfix pauses and runs sudo in this terminal."
-        if not await self.app.push_screen_wait(ConfirmModal("Apply this fix?", detail)):
-            self.notify("Nothing was changed.")
+            detail += self._t("needs_root")
+        if not await self.app.push_screen_wait(ConfirmModal(self._t("apply_q"), detail)):
+            self.notify(self._t("nothing_changed"))
             return
         self.busy = True
-        self._log(f"applying {self.plan.id} ({self.plan.action})…")
+        self._log(self._t("applying", id=self.plan.id, action=self.plan.action))
         self._apply()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="fix", description="Applying fix")
@@ -217,17 +233,18 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
     @on(FixApplied)
     def verify_after_apply(self, message: FixApplied) -> None:
         self.record = message.record
-        self._log(f"applied {self.record.id}; backups and journal in {self.app.session.state_dir}")  # type: ignore[attr-defined]
+        state_dir = self.app.session.state_dir  # type: ignore[attr-defined]
+        self._log(self._t("applied_log", id=self.record.id, path=state_dir))
         for note in self.plan.notes:
-            self._log(f"note: {note}")
-        self.query_one("#plan-title", Label).update("Plan (applied)")
-        self._outcome("Applied. Running the GPU test to see whether it worked…", "")
+            self._log(self._t("note") + note)
+        self.query_one("#plan-title", Label).update(self._t("plan_applied"))
+        self._outcome(self._t("applied_running"), "")
         self.action_verify()
 
     def action_verify(self) -> None:
         panel = self.query_one("#fix-verify", VerifyPanel)
         if panel.running:
-            self.notify("The GPU test is already running.")
+            self.notify(self._t("verify_already"))
             return
         panel.display = True
         panel.start()
@@ -238,12 +255,12 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
         if self.record is None:
             return
         if result.ok:
-            self._outcome("RECOVERED: the GPU test passes with this fix. u undoes it.", "-ok")
+            self._outcome(self._t("recovered"), "-ok")
             return
         nxt = ""
         if result.failure and result.failure.kb_ids:
-            nxt = f" Next: press n to open {result.failure.kb_ids[0]}."
-        self._outcome(f"STILL FAILING after the fix.{nxt} u undoes the fix.", "-fail")
+            nxt = self._t("next_open", id=result.failure.kb_ids[0])
+        self._outcome(self._t("still_failing", next=nxt), "-fail")
 
     def action_next_step(self) -> None:
         panel = self.query_one("#fix-verify", VerifyPanel)
@@ -260,9 +277,7 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
 
     def action_undo(self) -> None:
         if self.record is None:
-            self.notify(
-                "Nothing applied from this screen yet (see History, F6).", severity="warning"
-            )
+            self.notify(self._t("nothing_applied"), severity="warning")
             return
         if self.busy:
             return
@@ -272,7 +287,7 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
     async def _confirm_and_undo(self) -> None:
         steps = "\n".join(s.undo_text() for s in reversed(self.record.steps))
         if not await self.app.push_screen_wait(
-            ConfirmModal(f"Undo {self.record.id}?", steps, yes="Undo")
+            ConfirmModal(self._t("undo_q", id=self.record.id), steps, yes=self._t("undo"))
         ):
             return
         self.busy = True
@@ -288,15 +303,15 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
 
     @on(FixUndone)
     def show_undone(self, message: FixUndone) -> None:
-        self._log(f"undone {message.record.id}: every file is back as it was")
+        self._log(self._t("undone_log", id=message.record.id))
         self.record = None
         self._undone = True
-        self.query_one("#plan-title", Label).update("Plan (undone; a applies it again)")
+        self.query_one("#plan-title", Label).update(self._t("plan_undone"))
         self._make_plan()
 
     def action_back(self) -> None:
         if self.busy:
-            self.notify("Wait for the fix to finish before leaving.", severity="warning")
+            self.notify(self._t("wait_fix"), severity="warning")
             return
         self.app.pop_screen()
 
