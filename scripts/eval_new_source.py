@@ -1,6 +1,6 @@
 """Estimate the figure on reports from a new source, on the tune side only.
 
-The ranker and combiner are trained on the tune side *without* rounds heldout-aa..aj
+The ranker and combiner are trained on the tune side *without* the late rounds (heldout-aa onwards)
 (the rounds collected last, from sources the repo had not held), then the tune side of
 those rounds is scored with the shipped decision (signatures as they are). That mimics
 a report from a source nobody tuned for; the frozen side is never read.
@@ -32,33 +32,17 @@ LATE = re.compile(r"^heldout-[a-z]{2}$")
 
 def score(rows, probs, w, b, alone):
     """Figures of the shipped decision (rk.decide) over rows, with the silent misses."""
-    stats: dict = {}
     silent_top3 = 0
     misses = []
-    for r, p in zip(rows, probs, strict=True):
-        q = {}
-        for e, f in rk.candidates_of(r["sig"], p):
-            z = b + sum(a * x for a, x in zip(w, f, strict=True))
-            q[e] = 1 / (1 + np.exp(-z))
-        final = rk.decide(r["sig"], q, alone)
-        order = sorted(final, key=lambda e: (-final[e], e))
-        got = order[0] if order and final[order[0]] >= 0.5 else "none"
+
+    def on_row(r, got, order):
+        nonlocal silent_top3
         if r["label"] != "none" and got == "none" and r["label"] in order[:3]:
             silent_top3 += 1
         if got != r["label"] and got not in r["alt"]:
             misses.append((r["label"], got))
-        for key in ("all", r["kind"]):
-            s = stats.setdefault(key, [0] * 7)
-            if got != "none":
-                s[5] += 1
-                s[6] += got == r["label"] or got in r["alt"]
-            if r["label"] == "none":
-                s[3] += 1
-                s[4] += got == "none"
-            else:
-                s[0] += 1
-                s[1] += got == r["label"]
-                s[2] += r["label"] in order[:3]
+
+    stats = tr.combined(rows, probs, w, b, alone=alone, on_row=on_row)
     return tr.figures(stats), silent_top3, misses
 
 
@@ -97,7 +81,7 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"trained on {len(old)} tune cases, scored {len(new)} tune cases of rounds aa..aj")
+        print(f"trained on {len(old)} tune cases, scored {len(new)} tune cases of the late rounds (heldout-aa onwards)")
         for k, f in figs.items():
             print(f"  {k:6} {f}")
         print(f"  'none' while the right id is in the top 3: {silent}")

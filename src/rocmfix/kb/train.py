@@ -176,17 +176,25 @@ def ranker_only(rows, probs):
     return {"top1": t1 / n, "top3": t3 / n, "lookalikes_left_alone": nok / nn}
 
 
-def combined(rows, probs, comb_w, comb_b, stats=None):
-    """Counts of the shipped decision (rk.Ranker.combine) over rows, per kind and overall."""
+def combined(rows, probs, comb_w, comb_b, stats=None, alone=None, on_row=None):
+    """Counts of the shipped decision (rk.Ranker.combine) over rows, per kind and overall.
+
+    ``alone`` overrides the bar for a cause nothing matched (``RANKER_ALONE``);
+    ``on_row(row, got, order)`` sees each decision (scripts/eval_new_source.py counts
+    its silent misses with it).
+    """
     stats = {} if stats is None else stats
+    bar = RANKER_ALONE if alone is None else alone
     for r, p in zip(rows, probs, strict=True):
         q = {}
         for e, f in rk.candidates_of(r["sig"], p):
             z = comb_b + sum(w * x for w, x in zip(comb_w, f, strict=True))
             q[e] = 1 / (1 + math.exp(-z))
-        final = rk.decide(r["sig"], q, RANKER_ALONE)
+        final = rk.decide(r["sig"], q, bar)
         order = sorted(final, key=lambda e: (-final[e], e))
         got = order[0] if order and final[order[0]] >= 0.5 else "none"
+        if on_row is not None:
+            on_row(r, got, order)
         for key in ("all", r["kind"]):
             s = stats.setdefault(key, [0] * 7)
             if got != "none":
