@@ -127,18 +127,11 @@ async def test_the_english_help_says_how_to_close_it() -> None:
         assert type(app.screen).__name__ != "HelpScreen"
 
 
-async def test_a_fix_opened_with_a_snapshot_says_it_is_planned_for_this_machine(
-    tmp_path: Path,
-) -> None:
-    """The doctor reads the snapshot; the plan (its values, its writes) is this machine's,
-    and the fix screen and its confirmation say so instead of naming the snapshot."""
-    from dataclasses import replace
-
+def _override_fix():  # type: ignore[no-untyped-def]
+    """The set-env fix both fix-screen tests open (one place, so they cannot drift)."""
     from rocmfix.kb.render import RenderedFix
 
-    session = Session(snapshot=DATA / "host" / "rx6700xt-no-override")
-    session._cache["context"] = replace(session.context(), home=tmp_path, env={"HOME": str(tmp_path)})
-    fix = RenderedFix(
+    return RenderedFix(
         text="Set the override",
         action="set-env",
         params={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
@@ -148,6 +141,19 @@ async def test_a_fix_opened_with_a_snapshot_says_it_is_planned_for_this_machine(
         complete=True,
         number=1,
     )
+
+
+async def test_a_fix_opened_with_a_snapshot_says_it_is_planned_for_this_machine(
+    tmp_path: Path,
+) -> None:
+    """The doctor reads the snapshot; the plan (its values, its writes) is this machine's,
+    and the fix screen and its confirmation say so instead of naming the snapshot."""
+    from dataclasses import replace
+
+
+    session = Session(snapshot=DATA / "host" / "rx6700xt-no-override")
+    session._cache["context"] = replace(session.context(), home=tmp_path, env={"HOME": str(tmp_path)})
+    fix = _override_fix()
     app = RocmfixApp(session)
     async with app.run_test(size=SIZE) as pilot:
         app.push_screen(FixScreen(fix))
@@ -181,18 +187,8 @@ async def test_the_fix_screen_speaks_chinese_from_plan_to_undo(tmp_path: Path) -
     the plan itself (a diff of the user's file) and ids stay as they are."""
     from textual.widgets import Log
 
-    from rocmfix.kb.render import RenderedFix
 
-    fix = RenderedFix(
-        text="Set the override",
-        action="set-env",
-        params={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
-        commands=(),
-        risk="low",
-        root=False,
-        complete=True,
-        number=1,
-    )
+    fix = _override_fix()
     app = RocmfixApp(zh_demo(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         app.push_screen(FixScreen(fix))
