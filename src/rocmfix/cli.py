@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rocmfix import __version__
 from rocmfix.errors import ExitCode, RocmfixError
@@ -50,6 +51,19 @@ TOP_EN = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that a usage error under ``--json`` also leaves one
+    ``rocmfix.error/1`` object on stdout, as a refused command does (usage and the
+    message still go to stderr, exit 2). Subparsers (``kb show``) are made of this class too."""
+
+    json_error = False
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_error:
+            _print_json_error(RocmfixError(message))
+        super().error(message)
+
+
 def _command_help(name: str, lang: str) -> str:
     if lang == "zh":
         from rocmfix.i18n_argparse import COMMANDS_ZH
@@ -66,7 +80,7 @@ def _top_parser(lang: str = "en") -> argparse.ArgumentParser:
     epilog = words["commands"] + "\n"
     epilog += "\n".join(f"  {n:<12} {_command_help(n, lang)}" for n in COMMANDS)
     epilog += "\n\n" + words["more"]
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rocmfix",
         description=words["description"],
         epilog=epilog,
@@ -107,7 +121,7 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def _command_parser(name: str, module: object, lang: str = "en") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_Formatter
     )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
@@ -153,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rocmfix.i18n_argparse import chinese
 
         lang = lang_of(args_list)
+        _Parser.json_error = "--json" in args_list
         if name is None:
             with chinese(lang):
                 top = _top_parser(lang).parse_args(args_list)
