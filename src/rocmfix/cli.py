@@ -57,10 +57,19 @@ class _Parser(argparse.ArgumentParser):
     message still go to stderr, exit 2). Subparsers (``kb show``) are made of this class too."""
 
     json_error = False
+    lang = "en"
 
     def error(self, message: str) -> NoReturn:
         if _Parser.json_error:
             _print_json_error(RocmfixError(message))
+        if _Parser.lang == "zh":
+            # argparse words its own part ("参数 --timeout："); an option's type check
+            # (``ArgumentTypeError``) brings English text, worded here like any refusal
+            from rocmfix.i18n_errors import MESSAGES, translate
+
+            head, sep, tail = message.partition("：")
+            if sep and head.startswith("参数 "):
+                message = head + sep + translate(tail, MESSAGES, "zh")
         super().error(message)
 
 
@@ -167,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rocmfix.i18n_argparse import chinese
 
         lang = lang_of(args_list)
-        _Parser.json_error = "--json" in args_list
+        _Parser.json_error, _Parser.lang = "--json" in args_list, lang
         if name is None:
             with chinese(lang):
                 top = _top_parser(lang).parse_args(args_list)
