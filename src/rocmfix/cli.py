@@ -128,12 +128,36 @@ class _Formatter(argparse.HelpFormatter):
             prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
         )
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # argparse wraps by len(): a Chinese character takes two columns and breaks
+        # anywhere, so Chinese help is wrapped by display width instead
+        if any(ch >= "\u2e80" for ch in text):
+            from rocmfix.i18n_argparse import wrap_wide
+
+            return wrap_wide(" ".join(text.split()), width)
+        return super()._split_lines(text, width)
+
+
+class _RawFormatter(argparse.RawDescriptionHelpFormatter, _Formatter):
+    """A command that lays out its own description/epilog, with the options wrapped as above."""
+
 
 def _command_parser(name: str, module: object, lang: str = "en") -> argparse.ArgumentParser:
     parser = _Parser(
         prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_Formatter
     )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
+    if parser.formatter_class is argparse.RawDescriptionHelpFormatter:
+        parser.formatter_class = _RawFormatter
+    for action in parser._actions:  # noqa: SLF001 - kb's and fleet's actions wrap the same way
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for sub_parser in action.choices.values():
+                if sub_parser.formatter_class is argparse.HelpFormatter:
+                    sub_parser.formatter_class = _Formatter
+    if lang == "zh":
+        from rocmfix.i18n_argparse import localize
+
+        localize(parser)
     return parser
 
 
