@@ -80,8 +80,9 @@ async def test_the_verify_screen_speaks_chinese_with_the_demo_s_recorded_result(
         await settle(app, pilot, rounds=6)
         text = shown(app)
         assert "显示演示机器的录制结果（本机没有 GPU）" in text, text
-        assert "GPU 测试 · 级别" in text and "GPU 测试在 alloc 阶段失败（error）：" in text, text
+        assert "GPU 测试 · 级别" in text and "GPU 测试在分配显存阶段失败（出错）：" in text, text
         assert "（录制结果：这是演示机器的结果，并非在本机运行）" in text, text
+        assert "✗ 分配显存" in text and "注：修复之前在演示机器上录制" in text, text
         for english in ("Showing the demo", "GPU test", "recorded:", "another Python"):
             assert english not in text, english
 

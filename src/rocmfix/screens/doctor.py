@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from rocmfix import i18n_results as results_zh
 from rocmfix.messages import CheckFinished, ChecksDone
 from rocmfix.screens.detail import _STYLE, MARKS
 from rocmfix.screens.keys import LocalKeys
@@ -92,6 +93,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         table.clear()
         self.results = {}
         for cid, title in session.check_titles().items():
+            title = results_zh.title(cid, title, lang)
             table.add_row(Text(SPINNER[0]), title, Text(t(lang, "running"), style="dim"), key=cid)
         self.running = True
         self._summary(t(lang, "checking", machine=session.machine_name(lang)))
@@ -129,8 +131,10 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
             return
         table.update_cell(res.id, "mark", mark(res.status.value))
         style = "bold" if res.status.value in ("fail", "warn") else ""
-        table.update_cell(res.id, "summary", Text(res.summary, style=style))
         lang = lang_of(self)
+        table.update_cell(
+            res.id, "summary", Text(results_zh.summary(res.summary, lang), style=style)
+        )
         machine = self.app.session.machine_name(lang)  # type: ignore[attr-defined]
         self._summary(
             t(lang, "checking_n", machine=machine, done=len(self.results), total=table.row_count)
@@ -183,18 +187,20 @@ class CheckScreen(LocalKeys, Screen[None]):
         with VerticalScroll(id="check-body"):
             title = Text()
             title.append(MARKS[res.status.value] + " ", style=_STYLE[res.status.value])
-            title.append(res.title)
+            title.append(results_zh.title(res.id, res.title, lang))
             yield Label(title, classes="detail-title")
             yield Label(
                 f"{res.id} · {t(lang, 'status_' + res.status.value)} · {res.duration:.2f}s",
                 classes="detail-sub",
             )
-            yield Static(res.summary, classes="detail-summary", markup=False)
+            yield Static(
+                results_zh.summary(res.summary, lang), classes="detail-summary", markup=False
+            )
             if res.details:
                 yield Static(res.details, classes="detail-text", markup=False)
             if res.fix:
                 yield Label(t(lang, "fix"), classes="section")
-                yield Static(res.fix, markup=False)
+                yield Static(results_zh.summary(res.fix, lang), markup=False)
             if res.evidence:
                 yield Label(t(lang, "evidence"), classes="section")
                 yield Static(
