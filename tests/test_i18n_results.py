@@ -158,3 +158,22 @@ def test_unknown_text_stays_as_it_is() -> None:
     assert summary("a summary no table knows", "zh") == "a summary no table knows"
     assert plan_line("  +export A=1", "zh") == "  +export A=1"  # a diff line is never touched
     assert summary("torch has no kernels for gfx1031", "en") == "torch has no kernels for gfx1031"
+
+
+def test_most_check_lines_of_the_recorded_machines_read_chinese(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # every recorded machine of tests/data/host; a summary no table knows stays English (true,
+    # only untranslated): this floor keeps the catalogue from falling behind the probes
+    _zh(monkeypatch, tmp_path)
+    monkeypatch.setenv("COLUMNS", "400")
+    hosts = Path(__file__).parent / "data" / "host"
+    total = chinese = 0
+    for machine in sorted(p for p in hosts.iterdir() if (p / "snapshot.json").is_file()):
+        main(["doctor", "--snapshot", str(machine)])
+        for line in capsys.readouterr().out.splitlines():
+            if line[:1] in "✓✗!-?" and "：" in line:
+                total += 1
+                chinese += bool(HAN.search(line.partition("：")[2]))
+    assert total > 1000
+    assert chinese / total >= 0.95, (chinese, total)
