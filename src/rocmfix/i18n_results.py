@@ -39,7 +39,7 @@ TITLES_ZH: dict[str, str] = {
     "miopen-cache": "MIOpen 用户数据库和内核缓存",
     "compiler-headers": "hipcc / 运行时编译所需的 C++ 头文件",
     "os-info": "操作系统",
-    "wsl": "适用于 Linux 的 Windows 子系统（WSL）",
+    "wsl": "WSL（Windows 子系统）",
     "container": "容器",
     "kernel-params": "内核启动参数",
     "secure-boot": "安全启动（Secure Boot）",

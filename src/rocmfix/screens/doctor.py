@@ -41,6 +41,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         self.results: dict[str, Any] = {}
         self.running = False
         self._tick = 0
+        self._summary_text = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -60,6 +61,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_columns)
+        self.call_after_refresh(self._summary, self._summary_text)
 
     def _fit_columns(self) -> None:
         """Titles get what they need up to 40% of the width; the result column the rest.
@@ -72,8 +74,14 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         pad = 2 * table.cell_padding
         usable = table.scrollable_content_region.width or self.size.width
         available = usable - (1 + pad) - 2 * pad - 1
-        titles = self.app.session.check_titles().values()  # type: ignore[attr-defined]
-        longest = max((len(t) for t in titles), default=20)
+        from rich.cells import cell_len
+
+        lang = lang_of(self)
+        titles = [
+            results_zh.title(cid, title, lang)
+            for cid, title in self.app.session.check_titles().items()  # type: ignore[attr-defined]
+        ]
+        longest = max((cell_len(t) for t in titles), default=20)  # a Chinese character: 2 cells
         title_w = max(12, min(longest, int(available * 0.4)))
         widths = {"title": title_w, "summary": max(10, available - title_w)}
         for key, width in widths.items():
@@ -160,7 +168,15 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         self._summary(line + t(lang, "enter_details"))
 
     def _summary(self, text: str) -> None:
-        self.query_one("#doctor-summary", Static).update(text)
+        # Textual breaks lines only at spaces: Chinese would break at "6 项" and leave
+        # ragged lines; it is wrapped between characters at the width instead
+        self._summary_text = text
+        shown = self.query_one("#doctor-summary", Static)
+        if lang_of(self) == "zh" and shown.size.width:
+            from rocmfix.commands._explain_render import wrap_cjk
+
+            text = wrap_cjk(text, shown.size.width)
+        shown.update(text)
 
     @on(DataTable.RowSelected, "#checks")
     def open_check(self, event: DataTable.RowSelected) -> None:
