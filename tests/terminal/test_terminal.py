@@ -345,3 +345,23 @@ def test_the_chinese_doctor_shows_whole_titles_and_chinese_results_at_80x24() ->
         assert not any(line.rstrip().endswith(("6", "24")) for line in lines[:4]), screen
         term.press("C-q")
         assert term.exit_status() == 0
+
+
+def test_kb_search_in_chinese_ranks_lists_and_says_when_nothing_matches() -> None:
+    # each query goes in one send-keys (separate sends microseconds apart lose keys in
+    # Textual's input itself, rocmfix or not: see the w16 report)
+    with app((100, 30), env={"LANG": "zh_CN.UTF-8"}) as term:
+        term.wait_ready("粘贴")
+        term.press("F5")
+        term.wait_for("个条目", timeout=30)
+        term.press("gfx1031")
+        screen = term.wait_for("no-binary-for-gpu", timeout=30)
+        assert "entries" not in screen and "Search causes" not in screen, screen
+        term.press("C-u")
+        term.wait_for("34 / 34", timeout=30)
+        time.sleep(1)  # the cleared input settles before the next query
+        term.press("zzqqxx")
+        screen = term.wait_for("没有条目匹配“zzqqxx”", timeout=30)
+        assert "0 / 34" in screen and "No entry matches" not in screen, screen
+        term.press("C-q")
+        assert term.exit_status() == 0

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Header, Input, OptionList
 from textual.widgets.option_list import Option
 
 from rocmfix.screens.keys import LocalKeys
+from rocmfix.screens.texts import t
 
 MIN_SCORE = 45
 
@@ -83,7 +84,8 @@ class KbScreen(LocalKeys, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Search causes: an error word, a gfx, a library…", id="kb-query")
+        placeholder = t(self.app.session.lang, "kb_placeholder")  # type: ignore[attr-defined]
+        yield Input(placeholder=placeholder, id="kb-query")
         yield OptionList(id="kb-results")
         yield Footer()
 
@@ -109,12 +111,7 @@ class KbScreen(LocalKeys, Screen[None]):
         if not found:
             results.add_option(
                 Option(
-                    Text(
-                        f"No entry matches “{query.strip()}”. Try an error word "
-                        "(hipErrorNoBinaryForGpu), a gfx target (gfx1031) or a library (MIOpen); "
-                        "or paste the whole error on the paste screen (F2).",
-                        style="dim italic",
-                    ),
+                    Text(t(session.lang, "kb_none", query=query.strip()), style="dim italic"),
                     id="kb-none",
                     disabled=True,
                 )
@@ -122,9 +119,11 @@ class KbScreen(LocalKeys, Screen[None]):
         for entry in found:
             label = Text()
             label.append(entry.text("title", session.lang), style="dim" if entry.benign else "bold")
-            label.append(f"  {entry.id}" + ("  (benign)" if entry.benign else ""), style="dim")
+            benign = t(session.lang, "kb_benign") if entry.benign else ""
+            label.append(f"  {entry.id}{benign}", style="dim")
             results.add_option(Option(label, id=entry.id))
-        results.border_title = f"{len(found)} of {len(session.kb().entries)} entries"
+        total = len(session.kb().entries)
+        results.border_title = t(session.lang, "kb_count", found=len(found), total=total)
 
     @on(OptionList.OptionSelected, "#kb-results")
     def open_selected(self, event: OptionList.OptionSelected) -> None:

@@ -78,6 +78,14 @@ EN: dict[str, str] = {
     "copied": "copied to the clipboard",
     "help": "Help",
     "help_hint": "esc, q or F1 closes · ↑↓ scroll",
+    # knowledge-base search
+    "kb_placeholder": "Search causes: an error word, a gfx, a library…",
+    "kb_none": (
+        "No entry matches “{query}”. Try an error word (hipErrorNoBinaryForGpu), a gfx target"
+        " (gfx1031) or a library (MIOpen); or paste the whole error on the paste screen (F2)."
+    ),
+    "kb_benign": "  (benign)",
+    "kb_count": "{found} of {total} entries",
     "which_python": "Which Python runs your training?",
     "python_detail": (
         "The path of its interpreter, e.g. ~/venvs/train/bin/python or the output of "
@@ -180,6 +188,14 @@ ZH: dict[str, str] = {
     "copied": "已复制到剪贴板",
     "help": "帮助",
     "help_hint": "esc、q 或 F1 关闭 · ↑↓ 滚动",
+    # knowledge-base search
+    "kb_placeholder": "搜索原因：错误关键词、gfx 目标或库名…",
+    "kb_none": (
+        "没有条目匹配“{query}”。试试错误关键词（hipErrorNoBinaryForGpu）、gfx 目标（gfx1031）"
+        "或库名（MIOpen）；也可以在粘贴界面（F2）粘贴完整的错误。"
+    ),
+    "kb_benign": "（无害）",
+    "kb_count": "{found} / {total} 个条目",
     "which_python": "哪个 Python 运行你的训练？",
     "python_detail": (
         "填写它的解释器路径，例如 ~/venvs/train/bin/python，或在该环境中运行 "
