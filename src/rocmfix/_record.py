@@ -7,6 +7,8 @@ same ``__init__``, ``__repr__``, ``__eq__`` and (frozen) ``__hash__`` and
 refuses assignment on frozen instances; :func:`replace` and :func:`asdict` stand
 in for their ``dataclasses`` namesakes. Records pickle as plain objects.
 
+:class:`cached_property` stands in for functools' (which imports collections).
+
 Fields are the class's annotations in order (``ClassVar`` ones excepted); a
 class attribute is the default, ``field(default_factory=...)`` a default made
 per instance.
@@ -110,6 +112,26 @@ def record(cls: type[T] | None = None, *, frozen: bool = True) -> Any:
         return cls
 
     return wrap if cls is None else wrap(cls)
+
+
+class cached_property:  # noqa: N801 - functools' name
+    """``functools.cached_property`` without functools (and the collections it imports):
+    computed on first access, then kept in the instance's ``__dict__``."""
+
+    def __init__(self, func: Callable[[Any], Any]) -> None:
+        self.func = func
+        self.attrname = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attrname = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = self.func(obj)
+        obj.__dict__[self.attrname] = value
+        return value
 
 
 def fields(obj: object) -> tuple[str, ...]:

@@ -4,19 +4,24 @@ Each subcommand lives in its own module exposing ``configure(parser)`` and
 ``run(args) -> int``. Only the module of the command being run is imported, so
 `rocmfix explain` never pays for textual, torch or the doctor's probes.
 With no subcommand (or a path / ``-``) rocmfix opens the interactive session.
+A plain ``rocmfix explain`` command line skips argparse altogether
+(``rocmfix.commands.explain.quick_args``): with gettext, locale, re and enum it
+is a good part of a one-line explain's start-up.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import importlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
 
 from rocmfix import __version__
 from rocmfix.errors import ExitCode, RocmfixError
+
+TYPE_CHECKING = False  # typing, argparse and collections are not imported at run time
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -59,6 +64,8 @@ def _command_help(name: str, lang: str) -> str:
 
 
 def _top_parser(lang: str = "en") -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415
+
     if lang == "zh":
         from rocmfix.i18n_argparse import TOP_ZH as words
     else:
@@ -97,18 +104,38 @@ def _columns() -> int:
     return columns
 
 
-class _Formatter(argparse.HelpFormatter):
-    def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
-    ) -> None:
-        super().__init__(
-            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
-        )
+_FORMATTER: list[type] = []
+
+
+def _formatter() -> type:
+    """argparse's HelpFormatter sized by :func:`_columns` (defined once argparse is loaded)."""
+    if not _FORMATTER:
+        import argparse  # noqa: PLC0415
+
+        class _Formatter(argparse.HelpFormatter):
+            def __init__(
+                self,
+                prog: str,
+                indent_increment: int = 2,
+                max_help_position: int = 24,
+                width: int | None = None,
+            ) -> None:
+                super().__init__(
+                    prog,
+                    indent_increment,
+                    max_help_position,
+                    _columns() - 2 if width is None else width,
+                )
+
+        _FORMATTER.append(_Formatter)
+    return _FORMATTER[0]
 
 
 def _command_parser(name: str, module: object, lang: str = "en") -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415
+
     parser = argparse.ArgumentParser(
-        prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_Formatter
+        prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_formatter()
     )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
     return parser
@@ -137,7 +164,8 @@ def _print_json_error(err: RocmfixError) -> None:
 
 def _import_command(name: str) -> object:
     try:
-        return importlib.import_module(COMMANDS[name][0])
+        __import__(COMMANDS[name][0])  # importlib.import_module, without importlib's warnings
+        return sys.modules[COMMANDS[name][0]]
     except ModuleNotFoundError as err:
         if err.name == COMMANDS[name][0]:
             raise RocmfixError(f"`rocmfix {name}` is not available in this build") from None
@@ -148,7 +176,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run rocmfix with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     name = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    collecting = gc.isenabled()
+    if name == "explain":
+        # One short-lived command: the cyclic collector would only walk the modules, the
+        # KB and the ranker it just loaded, some twenty times (~3 ms of a one-line explain).
+        # Inputs that take longer than a start-up (files, stdin, --check) turn it back on.
+        gc.disable()
     try:
+        return _main(name, args_list)
+    finally:
+        (gc.enable if collecting else gc.disable)()  # as the caller had it (tests call main)
+
+
+def _main(name: str | None, args_list: list[str]) -> int:
+    try:
+        if name == "explain":
+            module = _import_command(name)
+            args = module.quick_args(args_list[1:])  # type: ignore[attr-defined]
+            if args is not None:
+                return int(module.run(args))  # type: ignore[attr-defined]
         from rocmfix._lang import lang_of
         from rocmfix.i18n_argparse import chinese
 
@@ -180,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # `rocmfix explain ... | head` closed the pipe: not an error worth a traceback.
+        import contextlib  # noqa: PLC0415
+
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown quiet
         return int(ExitCode.OK)

@@ -10,11 +10,15 @@ several entries well names none of them with confidence.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from functools import cached_property
 
 from rocmfix import _rx
-from rocmfix.kb.model import Entry
+from rocmfix._record import cached_property
+
+TYPE_CHECKING = False  # typing and collections are not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rocmfix.kb.model import Entry
 
 MAX_CHARS = 400
 """Longer inputs are logs, not typed symptoms."""
@@ -72,11 +76,12 @@ class SymptomIndex:
         if not text.isascii() or self._may_reach(frozenset(tokens), settled):
             self._char_scores(text, best)
         idf = self._idf
+        rare = max(idf.values(), default=1.0)  # once, not once per symptom
         for i, _symptom, sym_words in flat:
             if words.isdisjoint(sym_words):
                 continue  # no shared word: the overlap is 0
             # Half the weighted words shared is as telling as a 70% character match.
-            cosine = overlap(words, sym_words, idf)
+            cosine = overlap(words, sym_words, idf, rare)
             if cosine >= 0.5:
                 best[i] = max(best[i], 70 + (cosine - 0.5) * 60)
         return {self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD}
@@ -289,11 +294,18 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def overlap(query: frozenset[str], symptom: frozenset[str], idf: Mapping[str, float]) -> float:
-    """Cosine of rarity-weighted word sets; unknown query words count as rare."""
+def overlap(
+    query: frozenset[str],
+    symptom: frozenset[str],
+    idf: Mapping[str, float],
+    rare: float | None = None,
+) -> float:
+    """Cosine of rarity-weighted word sets; unknown query words count as rare
+    (``rare``: the largest idf, when the caller has it already)."""
     if not query or not symptom:
         return 0.0
-    rare = max(idf.values(), default=1.0)
+    if rare is None:
+        rare = max(idf.values(), default=1.0)
     q = {w: idf.get(w, rare) for w in query}
     s = {w: idf.get(w, rare) for w in symptom}
     shared = sum(q[w] * s[w] for w in query & symptom)
