@@ -271,3 +271,76 @@ def test_a_changed_artifact_never_meets_an_old_index(
     for cache in (tmp_path / "cache" / "rocmfix").glob("ranker-*.marshal"):
         cache.write_bytes(b"\0garbage")
     assert rk.load_with_index(str(art)).meta["trained_on"] == data["meta"]["trained_on"]
+
+
+# ----------------------------------------------------------------- the other caches
+
+
+def _env(cache: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(SRC), "XDG_CACHE_HOME": str(cache)}
+
+
+def test_the_command_exits_with_its_code_and_whole_output_after_a_plain_explain(
+    tmp_path: Path,
+) -> None:
+    # entry() skips the interpreter's teardown: exit handlers (which write the caches)
+    # still run, the output is complete, the exit code is explain's.
+    env = _env(tmp_path)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "rocmfix", "explain", "--json", text],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        for text in (LINE, LINE, "it does not work")
+    ]
+    assert [r.returncode for r in runs] == [0, 0, 1]
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.endswith("}\n")
+    assert json.loads(runs[2].stdout)["needs"]
+    kinds = {p.name.split("-")[0] for p in (tmp_path / "rocmfix").iterdir()}
+    assert {"records", "re", "ranker", "symptoms", "kb", "needles"} <= kinds, kinds
+
+
+def test_records_built_from_the_code_cache_behave_as_compiled_ones(tmp_path: Path) -> None:
+    code = (
+        "from rocmfix.kb.matcher import Evidence\n"
+        "e = Evidence(line=3, text='x')\n"
+        "assert e == Evidence(3, 'x', 1, 0, 0.0, '') and hash(e) == hash(Evidence(3, 'x'))\n"
+        "assert repr(e).startswith('Evidence(line=3, text=') and e.count == 1\n"
+        "try:\n    e.line = 4\nexcept AttributeError:\n    pass\nelse:\n    raise SystemExit('not frozen')\n"
+        "print('ok')\n"
+    )
+    env = _env(tmp_path)
+    for _ in range(2):  # a miss that writes the cache, then a hit
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert out.stdout.strip() == "ok", out.stderr
+    (stored,) = (tmp_path / "rocmfix").glob("records-*.marshal")
+    stored.write_bytes(b"\xffnot marshal")  # damaged: compiled anew, never trusted
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_cached_symptom_tables_are_the_computed_ones_and_follow_the_kb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rocmfix._record import replace
+    from rocmfix.kb import symptoms
+    from rocmfix.kb.loader import load_kb
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    entries = load_kb([]).entries
+    fresh = symptoms.SymptomIndex(entries)
+    for _ in range(2):  # built and stored, then read back
+        cached = symptoms.SymptomIndex(entries, use_cache=True)
+        assert cached._flat == fresh._flat and cached._idf == fresh._idf
+        assert cached._gate_tokens == fresh._gate_tokens
+    text = "training hangs at the first epoch on my radeon card"
+    assert cached.scores(text) == fresh.scores(text)
+    # a user KB that adds a symptom gets its own tables
+    first = next(i for i, e in enumerate(entries) if e.symptoms)
+    changed = list(entries)
+    changed[first] = replace(entries[first], symptoms=(*entries[first].symptoms, "zorblax frobnicates"))
+    again = symptoms.SymptomIndex(changed, use_cache=True)
+    assert again._flat == symptoms.SymptomIndex(changed)._flat != fresh._flat

@@ -307,7 +307,7 @@ class Matcher:
         self._gate = _Gate()
         self._entries = tuple(_CompiledEntry(e, self._gate) for e in kb.entries)
         self._by_id = {e.id: e for e in kb.entries}
-        self._symptoms = symptoms.SymptomIndex(kb.entries)
+        self._symptoms = symptoms.SymptomIndex(kb.entries, use_cache=True)
 
     @cached_property
     def _engine(self):  # type: ignore[no-untyped-def]  # engine types are private to extract

@@ -494,7 +494,8 @@ class Ranker:
 
     def probabilities(self, text: str | Mapping[int, float]) -> dict[str, float]:
         """P(label | text) over the classes (``none`` included): softmax of the scores."""
-        vec = self.vector(text) if isinstance(text, str) else text
+        # the same region's similar cases come next: its vector is kept for them
+        vec = self._cached_vector(text) if isinstance(text, str) else text
         scores = list(self._bias)
         ptr, cls, val, scale = self._w_ptr, self._w_cls, self._w_val, self._w_scale
         for i, x in vec.items():

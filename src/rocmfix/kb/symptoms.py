@@ -25,13 +25,33 @@ MAX_CHARS = 400
 THRESHOLD = 70.0
 """Resemblance (0..100) below which an entry is not a candidate."""
 _GATE = THRESHOLD - 0.5  # an upper bound below this cannot reach THRESHOLD (float margin)
+_TABLES_VERSION = "symptom-tables-1"
+"""Bump when content_words, ascii_process or the tables' layout change (cache key)."""
 
 
 class SymptomIndex:
     """The symptom phrasings of a set of entries, ready for fuzzy lookups."""
 
-    def __init__(self, entries: Sequence[Entry]):
+    def __init__(self, entries: Sequence[Entry], *, use_cache: bool = False):
+        """``use_cache``: keep the derived tables (each symptom's words and tokens, the
+        idf) in the user cache, keyed by every entry's symptoms (a one-line explain
+        otherwise spends ~1.5 ms rebuilding them)."""
         self._entries = tuple(entries)
+        if use_cache:
+            self._from_cache()
+
+    def _from_cache(self) -> None:
+        from rocmfix._quick import cached  # noqa: PLC0415
+
+        key = [_TABLES_VERSION]
+        for e in self._entries:
+            key.append("\x1e".join(e.symptoms))
+        flat, idf, gate = cached(
+            "symptoms",
+            "\x1f".join(key).encode("utf-8", "surrogatepass"),
+            lambda: (self._flat, self._idf, self._gate_tokens),
+        )
+        self.__dict__.update(_flat=flat, _idf=idf, _gate_tokens=gate)
 
     @cached_property
     def _idf(self) -> dict[str, float]:
