@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import io
 import os
-import re
-from collections import OrderedDict, deque
+
+try:  # collections' own classes, without importing collections (start-up cost)
+    from _collections import OrderedDict, deque
+except ImportError:  # pragma: no cover - interpreters without the C module
+    from collections import OrderedDict, deque
 
 from rocmfix import _rx
 from rocmfix._record import field, record
@@ -25,6 +28,7 @@ from rocmfix.errors import InputError
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO
@@ -187,7 +191,7 @@ def split_alternation(pattern: str) -> list[str]:
     faster than one alternation; a leading global flag group is kept on each.
     """
     flags = ""
-    m = re.match(r"\(\?[aiLmsux]+\)", pattern)
+    m = _rx.compile(r"\(\?[aiLmsux]+\)").match(pattern)
     if m:
         flags, pattern = m.group(0), pattern[m.end() :]
     out: list[str] = []
@@ -223,8 +227,8 @@ def split_alternation(pattern: str) -> list[str]:
 
 def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
     try:
-        return _rx.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
-    except (re.error, OverflowError, RecursionError):
+        return _rx.compile(source.encode("utf-8"), (_rx.IGNORECASE if icase else 0) | _rx.MULTILINE)
+    except (_rx.error, OverflowError, RecursionError):
         return None
 
 
@@ -1139,7 +1143,7 @@ def _ere(items: Sequence[tuple[object, object]], icase: bool) -> str | None:
             piece = f"({inner}){{{lo},{top}}}" if inner else ""
         elif op is _c.SUBPATTERN:
             _group, add, remove, sub = av  # type: ignore[misc]
-            sub_icase = (icase or bool(add & re.IGNORECASE)) and not (remove & re.IGNORECASE)
+            sub_icase = (icase or bool(add & _rx.IGNORECASE)) and not (remove & _rx.IGNORECASE)
             inner = _ere(list(sub), sub_icase)
             piece = None if inner is None else f"({inner})"
         elif str(op) == "ATOMIC_GROUP":
@@ -1161,6 +1165,8 @@ def _ere(items: Sequence[tuple[object, object]], icase: bool) -> str | None:
 def ere_superset(pattern: str, icase: bool) -> str | None:
     """``pattern`` (Python syntax, bytes semantics) as a GNU ERE matching a superset of
     its lines, or None. An ERE that matches the empty string (every line) is None too."""
+    import re  # noqa: PLC0415 - the grep fallback only
+
     from rocmfix.kb.literals import _p  # noqa: PLC0415
 
     try:
