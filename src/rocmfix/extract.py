@@ -243,6 +243,8 @@ class _ReEngine:
     """
 
     name = "re"
+    use_grep = True
+    """On a plain file, let GNU grep pick the candidate lines (see :func:`_grep_scan`)."""
 
     def __init__(self, patterns: Sequence[tuple[str, bool]]):
         self._exact: list[re.Pattern[bytes]] = []
@@ -578,7 +580,7 @@ def make_engine(
     )
     if prefer == "auto":
         # ROCMFIX_ENGINE=re measures or forces the fallback that machines without
-        # Hyperscan wheels (aarch64, macOS) get.
+        # Hyperscan wheels (aarch64, macOS) get; =python that fallback without grep.
         prefer = os.environ.get("ROCMFIX_ENGINE", "auto") or "auto"
     if prefer in ("auto", "hyperscan"):
         try:
@@ -588,7 +590,10 @@ def make_engine(
         except ImportError:
             if prefer == "hyperscan":
                 raise
-    return _ReEngine(pats)
+    engine = _ReEngine(pats)
+    if prefer == "python":
+        engine.use_grep = False
+    return engine
 
 
 # ----------------------------------------------------------------- reading
@@ -1441,6 +1446,8 @@ def _grep_scan(
     The file is cut at line starts into one part per core, each read by a grep of
     its own; ``wc -l`` on each part's rest of the file says where its line numbers
     begin (``counter`` counts the whole file)."""
+    if not engine.use_grep:
+        return False
     grep = _gnu_grep()
     plan = engine.grep_plan()
     if grep is None or plan is None:
