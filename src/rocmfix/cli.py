@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rocmfix import __version__
 from rocmfix.errors import ExitCode, RocmfixError
@@ -50,6 +51,28 @@ TOP_EN = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that a usage error under ``--json`` also leaves one
+    ``rocmfix.error/1`` object on stdout, as a refused command does (usage and the
+    message still go to stderr, exit 2). Subparsers (``kb show``) are made of this class too."""
+
+    json_error = False
+    lang = "en"
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_error:
+            _print_json_error(RocmfixError(message))
+        if _Parser.lang == "zh":
+            # argparse words its own part ("参数 --timeout："); an option's type check
+            # (``ArgumentTypeError``) brings English text, worded here like any refusal
+            from rocmfix.i18n_errors import MESSAGES, translate
+
+            head, sep, tail = message.partition("：")
+            if sep and head.startswith("参数 "):
+                message = head + sep + translate(tail, MESSAGES, "zh")
+        super().error(message)
+
+
 def _command_help(name: str, lang: str) -> str:
     if lang == "zh":
         from rocmfix.i18n_argparse import COMMANDS_ZH
@@ -66,7 +89,7 @@ def _top_parser(lang: str = "en") -> argparse.ArgumentParser:
     epilog = words["commands"] + "\n"
     epilog += "\n".join(f"  {n:<12} {_command_help(n, lang)}" for n in COMMANDS)
     epilog += "\n\n" + words["more"]
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rocmfix",
         description=words["description"],
         epilog=epilog,
@@ -105,12 +128,36 @@ class _Formatter(argparse.HelpFormatter):
             prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
         )
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # argparse wraps by len(): a Chinese character takes two columns and breaks
+        # anywhere, so Chinese help is wrapped by display width instead
+        if any(ch >= "\u2e80" for ch in text):
+            from rocmfix.i18n_argparse import wrap_wide
+
+            return wrap_wide(" ".join(text.split()), width)
+        return super()._split_lines(text, width)
+
+
+class _RawFormatter(argparse.RawDescriptionHelpFormatter, _Formatter):
+    """A command that lays out its own description/epilog, with the options wrapped as above."""
+
 
 def _command_parser(name: str, module: object, lang: str = "en") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_Formatter
     )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
+    if parser.formatter_class is argparse.RawDescriptionHelpFormatter:
+        parser.formatter_class = _RawFormatter
+    for action in parser._actions:  # noqa: SLF001 - kb's and fleet's actions wrap the same way
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for sub_parser in action.choices.values():
+                if sub_parser.formatter_class is argparse.HelpFormatter:
+                    sub_parser.formatter_class = _Formatter
+    if lang == "zh":
+        from rocmfix.i18n_argparse import localize
+
+        localize(parser)
     return parser
 
 
@@ -153,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rocmfix.i18n_argparse import chinese
 
         lang = lang_of(args_list)
+        _Parser.json_error, _Parser.lang = "--json" in args_list, lang
         if name is None:
             with chinese(lang):
                 top = _top_parser(lang).parse_args(args_list)
