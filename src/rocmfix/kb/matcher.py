@@ -75,7 +75,10 @@ _NVIDIA_CONTEXT = _rx.compile(
     r"(?i:\brtx ?\d{3,4}\b|\bh100\b)|"
     # GeForce model numbers typed bare ("a single 5090", "8 Nvidia 2080ti GPUs", "测试了4090");
     # Radeon numbers never have this shape. Also laptop switching that only NVIDIA has.
-    r"(?<![A-Za-z0-9.:/=#-])[2-5]0[5-9]0(?: ?(?:[Tt]i|SUPER|Super))?s?(?![A-Za-z0-9./])|\bOptimus\b|\bnouveau\b|"
+    # (a step counter "step 4090" is not one: a Ti/SUPER suffix, a GPU word, a plural or an article is needed)
+    r"(?<![A-Za-z0-9.:/=#-])[2-5]0[5-9]0 ?(?:[Tt]i|SUPER|Super)\b|(?<![A-Za-z0-9.:/=#-])[2-5]0[5-9]0s? ?(?:GPUs?|cards?|显卡)|"
+    r"\b(?:single|my|an?|two|dual|both|multiple|\d ?x|[Nn]vidia|NVIDIA) [2-5]0[5-9]0s?\b|[\u4e00-\u9fff][2-5]0[5-9]0(?![0-9])|"
+    r"\bOptimus\b|\bnouveau\b|"
     # the CUDA toolkit version named beside torch or NCCL ("PyTorch 2.5.1 with CUDA 12.4", "CUDA 10.0 and NCCL 2.4.2")
     r"\b(?:with|and|using) CUDA ?(?:[89]|1[0-3])\.\d\b|\bCUDA ?(?:[89]|1[0-3])\.\d,? and NCCL\b|"
     r"backends[\\/]nvidia"
