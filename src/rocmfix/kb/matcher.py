@@ -555,7 +555,9 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
 
 _CUDA_WORD = _rx.compile(r"\bCUDA\b")
 _NOT_AMD = _rx.compile(
-    r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A"
+    r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A|"
+    # rocm-smi's words for a machine without the amdgpu module (W&B prints it on NVIDIA boxes too)
+    r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
