@@ -148,7 +148,9 @@ def test_chinese_help_wraps_by_display_width() -> None:
 
 
 def test_english_help_keeps_argparse_wrapping() -> None:
-    from rocmfix.cli import _Formatter
+    from rocmfix.cli import _classes
+
+    _Formatter = _classes()["formatter"]  # noqa: N806
 
     text = "interpreter whose torch to test (default: this one); it needs torch, not rocmfix"
     for width in (20, 40, 56):

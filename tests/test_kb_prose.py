@@ -35,6 +35,24 @@ def matcher() -> Matcher:
         # a GPU tool reachable only as root, told in words
         ("ROCm 6.2 on Ubuntu: I have to use sudo to run rocminfo, otherwise it fails", "kfd-permission-denied"),
         ("I need sudo to use the GPU on my RX 7900 XTX with PyTorch", "kfd-permission-denied"),
+        ("I have to run python with sudo or torch.cuda.is_available() is False on my RX 6800", "kfd-permission-denied"),
+        ("ROCm 装好了但是 rocminfo 提示没有权限，需要把用户加入 render 组吗", "kfd-permission-denied"),
+        # containers and NAS apps that never hand /dev/kfd over
+        (
+            "TrueNAS app for Ollama on my AMD RX 6800 runs on CPU, the GPU is not passed to the container",
+            "kfd-device-missing",
+        ),
+        (
+            "rocm-smi on my Radeon box: ERROR:root:Driver not initialized (amdgpu not found in modules)",
+            "kfd-device-missing",
+        ),
+        # an installer or a companion package that brings a CUDA build
+        ("InvokeAI installer picked the CUDA version of torch on my AMD card", "cuda-build-on-amd"),
+        (
+            "pip install flash-attn fails on my AMD MI300X: OSError: CUDA_HOME environment variable is not set",
+            "cuda-build-on-amd",
+        ),
+        ("AMD 显卡跑 stable diffusion 只能用 CPU，装的 torch 是 CUDA 版本", "cuda-build-on-amd"),
     ],
 )
 def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
@@ -54,6 +72,12 @@ def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
         # the CPU-instead-of-GPU wording is a weak hint, never a cause by itself
         "Local AI using CPU instead of GPU on my RTX 3060",
         "I have an RX 6800 XT but the program only recognizes CPU",
+        # NVIDIA / Intel / Mac machines named the way people type them
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled system error, on 8 Nvidia 2080ti GPUs",
+        "AssertionError: Torch not compiled with CUDA enabled on MacOS",
+        "The UI is only utilizing the CPU and the integrated graphics, 0 utilization on my Intel Arc GPU",
+        # the same W&B monitor line on a machine that shows no AMD GPU
+        "ERROR:root:Driver not initialized (amdgpu not found in modules)",
     ],
 )
 def test_look_alikes_stay_unnamed(matcher: Matcher, text: str) -> None:

@@ -27,12 +27,8 @@ related". Ordering is deterministic: confidence, then priority, then id.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
-from functools import cached_property
-
 from rocmfix import _rx
-from rocmfix._record import field, record, replace
+from rocmfix._record import cached_property, field, record, replace
 from rocmfix.extract import (
     Excerpt,
     clean_line,
@@ -45,8 +41,10 @@ from rocmfix.kb import symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+TYPE_CHECKING = False  # typing, re and collections are not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
 CONFIDENT = 0.5
@@ -58,7 +56,7 @@ _AMD_CONTEXT = _rx.compile(
     r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
     r"\bRX ?\d{3,4}\b|\b[5-9]\d{2}0 ?XTX?\b",
-    re.IGNORECASE,
+    _rx.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
@@ -73,6 +71,14 @@ _NVIDIA_CONTEXT = _rx.compile(
     r"CUDA Version: ?\d|NVIDIA driver version|NCCL version [\d.]+\+cuda|nvidia-nccl-cu\d+|_portable_nvidia|library=cuda\b|"
     r"error looking up nvidia GPU memory|\bnvmlDev \d+|\bNVIDIA \d{3}\.\d+|\bCUDA\d+ buffer\b|"
     r"(?i:\brtx ?\d{3,4}\b|\bh100\b)|"
+    # GeForce model numbers typed bare ("a single 5090", "8 Nvidia 2080ti GPUs", "测试了4090");
+    # Radeon numbers never have this shape. Also laptop switching that only NVIDIA has.
+    # (a step counter "step 4090" is not one: a Ti/SUPER suffix, a GPU word, a plural or an article is needed)
+    r"(?<![A-Za-z0-9.:/=#-])[2-5]0[5-9]0 ?(?:[Tt]i|SUPER|Super)\b|(?<![A-Za-z0-9.:/=#-])[2-5]0[5-9]0s? ?(?:GPUs?|cards?|显卡)|"
+    r"\b(?:single|my|an?|two|dual|both|multiple|\d ?x|[Nn]vidia|NVIDIA) [2-5]0[5-9]0s?\b|[\u4e00-\u9fff][2-5]0[5-9]0(?![0-9])|"
+    r"\bOptimus\b|\bnouveau\b|"
+    # the CUDA toolkit version named beside torch or NCCL ("PyTorch 2.5.1 with CUDA 12.4", "CUDA 10.0 and NCCL 2.4.2")
+    r"\b(?:with|and|using) CUDA ?(?:[89]|1[0-3])\.\d\b|\bCUDA ?(?:[89]|1[0-3])\.\d,? and NCCL\b|"
     r"backends[\\/]nvidia"
 )
 
@@ -164,8 +170,8 @@ class _CompiledEntry:
 
 
 def _compile(sig: Signature) -> re.Pattern[str]:
-    source = re.escape(sig.pattern) if sig.literal else sig.pattern
-    return _rx.compile(source, re.IGNORECASE if sig.ignore_case else 0)
+    source = _rx.escape(sig.pattern) if sig.literal else sig.pattern
+    return _rx.compile(source, _rx.IGNORECASE if sig.ignore_case else 0)
 
 
 class _Gate:
@@ -211,7 +217,7 @@ class _LazyRx:
 
     @property
     def pattern(self) -> str:
-        return re.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
+        return _rx.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
 
     def search(self, text: str) -> re.Match[str] | None:
         gate = self.gate
@@ -309,7 +315,7 @@ class Matcher:
         self._gate = _Gate()
         self._entries = tuple(_CompiledEntry(e, self._gate) for e in kb.entries)
         self._by_id = {e.id: e for e in kb.entries}
-        self._symptoms = symptoms.SymptomIndex(kb.entries)
+        self._symptoms = symptoms.SymptomIndex(kb.entries, use_cache=True)
 
     @cached_property
     def _engine(self):  # type: ignore[no-untyped-def]  # engine types are private to extract
@@ -317,7 +323,7 @@ class Matcher:
         for ce in self._entries:
             for sig in (*ce.entry.signatures, *ce.entry.excludes):
                 pats.append(
-                    (re.escape(sig.pattern) if sig.literal else sig.pattern, sig.ignore_case)
+                    (_rx.escape(sig.pattern) if sig.literal else sig.pattern, sig.ignore_case)
                 )
         pats.append((_NVIDIA_CONTEXT.pattern, False))
         return make_engine(pats)
@@ -547,12 +553,14 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
 
 _CUDA_WORD = _rx.compile(r"\bCUDA\b")
 _NOT_AMD = _rx.compile(
-    r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A"
+    r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A|"
+    # rocm-smi's words for a machine without the amdgpu module (W&B prints it on NVIDIA boxes too)
+    r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
 _APPLE_CONTEXT = _rx.compile(
-    r"\bmacOS\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
+    r"\bmacOS\b|(?i:\bmac ?os(?: ?x)?\b)|\bOS ?X\b|\bMac ?(?:Book|laptop|mini|Studio|Pro)\b|\bmy Mac\b|\bDarwin\b|\bApple M[1-5]\b|torch\.backends\.mps|\bMPS backend\b|\bdevice=.?mps\b|"
     r"(?<![A-Za-z]:)/Users/[\w.-]+/|\.dylib\b|"
     # Metal's own command-buffer reports and MPS-only wording (Apple GPUs only).
     r"kIOGPUCommandBuffer\w*|Execution of the command buffer was aborted|Metal Performance Shaders|"
@@ -561,7 +569,7 @@ _APPLE_CONTEXT = _rx.compile(
 # An Intel GPU (XPU / IPEX / oneAPI Level Zero): not a ROCm machine either.
 _INTEL_CONTEXT = _rx.compile(
     r"\bXPU out of memory\b|\btorch\.xpu\b|device=.?xpu\b|intel_extension_for_pytorch|\b(?:ipex|IPEX)\b|"
-    r"Intel\(R\) Arc\(TM\)|\blevel[_ ]zero\b|\bUR_RESULT_ERROR_\w+|\bc10_xpu\.dll\b"
+    r"Intel\(R\) Arc\(TM\)|\bIntel Arc\b|\blevel[_ ]zero\b|\bUR_RESULT_ERROR_\w+|\bc10_xpu\.dll\b"
 )
 
 
