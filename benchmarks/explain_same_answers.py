@@ -9,7 +9,9 @@ benchmark line, and prefixes of each at 40/120/300/399 characters, in en and zh)
     PYTHONPATH=src python benchmarks/explain_same_answers.py /tmp/new.jsonl
     cmp /tmp/base.jsonl /tmp/new.jsonl
 
-Comparing outputs is not tuning: nothing here is read for its content.
+Comparing outputs is not tuning: nothing here is read for its content. The JSON is
+written as `explain --json` writes it (``rocmfix.commands.explain.dumps`` where the
+tree has it, ``json.dumps`` before), so the comparison covers the writer too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from rocmfix.commands import explain as _explain_cmd
 from rocmfix.commands.explain import to_json
 from rocmfix.kb.loader import load_kb
 from rocmfix.kb.matcher import matcher_for
@@ -47,11 +50,12 @@ def main() -> int:
     kb = load_kb([])
     m = matcher_for(kb)
     all_texts = texts()
+    dumps = getattr(_explain_cmd, "dumps", lambda obj: json.dumps(obj, ensure_ascii=False))
     with open(sys.argv[1], "w", encoding="utf-8") as fh:
         for t in all_texts:
             r = m.explain_text(t)
             for lang in ("en", "zh"):
-                fh.write(json.dumps(to_json(r, 3, lang), ensure_ascii=False) + "\n")
+                fh.write(dumps(to_json(r, 3, lang)) + "\n")
     print(f"{len(all_texts)} texts written to {sys.argv[1]}")
     return 0
 

@@ -44,3 +44,36 @@ def test_refused_command_without_json_keeps_stdout_empty(
     out, err = capsys.readouterr()
     assert out == ""
     assert "does not set FOO" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["fix", "set-env", "FOO=1", "--json", "--bogus"], "--bogus"),
+        (["doctor", "--json", "--check"], "--check"),
+        (["kb", "show", "--json"], "id"),
+        (["verify", "--json", "--level", "fast"], "fast"),
+        (["--json", "--bogus"], "--bogus"),
+    ],
+)
+def test_usage_error_under_json_prints_one_error_object(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse's own refusals (unknown option, missing value, bad choice) exit 2 like a
+    # refused command, and a script reading stdout still gets one object saying why
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    record = json.loads(lines[0])
+    assert record["schema"] == "rocmfix.error/1" and record["exit"] == 2
+    assert needle in record["error"]
+    assert "usage:" in err and needle in err  # usage and message stay on stderr
+
+
+def test_usage_error_without_json_keeps_stdout_empty(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["doctor", "--bogus"])
+    assert capsys.readouterr().out == ""

@@ -255,3 +255,24 @@ def test_check_on_a_machine_without_a_gpu_reports_the_failing_checks(
     assert "gpu-list fail" in verdict["summary"]
     # No AMD GPU: a CPU torch is not this machine's fault (issue 10 item 5), so torch-build skips.
     assert "cpu-only-build" not in verdict["summary"]
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "100"])
+@pytest.mark.parametrize("lang", ["C.UTF-8", "zh_CN.UTF-8"])
+def test_a_command_in_prose_is_never_split_and_each_fix_shows_its_risk(
+    columns: str, lang: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # users copy `rocminfo | grep -m1 -o 'gfx[0-9a-f]*'` from the fix text: a line break
+    # inside it pastes as two commands (issue 16, item 10)
+    monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setenv("LANG", lang)
+    for var in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+    main(["explain", "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"])
+    out = capsys.readouterr().out
+    spans = [span for line in out.splitlines() for span in line.split("`")[1::2]]
+    assert "rocminfo | grep -m1 -o 'gfx[0-9a-f]*'" in spans, out
+    for line in out.splitlines():
+        assert line.count("`") % 2 == 0, line  # no span opens on one line and closes on the next
+    risk = "风险" if lang.startswith("zh") else "[risk: low]"
+    assert out.count(risk) >= 2, out

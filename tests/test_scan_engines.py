@@ -87,52 +87,126 @@ def test_hyperscan_and_the_fallback_find_the_same_lines(engines, lines: list[str
     assert a.lines == b.lines
 
 
+def _file_results(path: Path, engines: list[object], chunk: int) -> list[tuple[object, int]]:
+    results = []
+    old_chunk = extract.CHUNK
+    extract.CHUNK = chunk  # the file path starts at 4 chunks, a grep part at 8
+    try:
+        for engine in engines:
+            with extract.open_input(path) as stream:
+                ex = extract_stream(stream, engine)  # type: ignore[arg-type]
+            results.append(
+                ([(f.text, f.first_line, f.last_line, f.count) for f in ex.findings], ex.lines)
+            )
+    finally:
+        extract.CHUNK = old_chunk
+    return results
+
+
+class _GrepSpy:
+    """Counts the grep scans that ran to the end and the parts they cut the file into."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.done: list[bool] = []
+        self.parts: list[int] = []
+        real_scan, real_part = extract._grep_scan, extract._GrepPart
+
+        def scan(*args):  # type: ignore[no-untyped-def]
+            self.done.append(real_scan(*args))
+            return self.done[-1]
+
+        def part(*args):  # type: ignore[no-untyped-def]
+            self.parts.append(args[2])
+            return real_part(*args)
+
+        monkeypatch.setattr(extract, "_grep_scan", scan)
+        monkeypatch.setattr(extract, "_GrepPart", part)
+
+
+def _no_children_left() -> bool:
+    psutil = pytest.importorskip("psutil")
+    return not [
+        p for p in psutil.Process().children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE
+    ]
+
+
 @settings(
     max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(st.lists(_line, min_size=1, max_size=40))
+@given(st.lists(_line, min_size=1, max_size=40), st.sampled_from([1, 3, 4]))
 def test_the_fallback_on_a_file_finds_the_same_lines_with_and_without_grep(  # type: ignore[no-untyped-def]
-    engines, lines: list[str]
+    engines, lines: list[str], workers: int
 ) -> None:
-    """A plain file is prefiltered by grep in the fallback: the lines it finds are the
-    ones Hyperscan and the fallback's own chunked scan find."""
+    """A plain file is prefiltered by grep in the fallback, in one part per core: the lines
+    it finds are the ones Hyperscan, the fallback's own chunked scan and the pure-Python
+    engine (no grep) find."""
     import tempfile
 
     if extract._gnu_grep() is None:
         pytest.skip("no GNU grep")
     hs, _ = engines
     fallback = make_engine(_kb_patterns(), prefer="re")
+    python = make_engine(_kb_patterns(), prefer="python")
     body = "\n".join(lines).encode("utf-8", "replace")
     filler = b"".join(b"step %d loss 0.%04d lr 1e-05 Epoch 3/100 360 MI250\n" % (i, i) for i in range(400))
     data = filler + body + b"\n" + filler + body
-    calls: list[bool] = []
-    real = extract._grep_scan
-
-    def spy(*args):  # type: ignore[no-untyped-def]
-        calls.append(real(*args))
-        return calls[-1]
-
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
+        spy = _GrepSpy(mp)
+        mp.setattr(extract, "_workers", lambda: workers)
         path = Path(tmp) / "train.log"
         path.write_bytes(data)
-        old_chunk = extract.CHUNK
-        extract.CHUNK = 1 << 12  # the file path starts at 4 chunks
-        try:
-            for engine, grep in ((hs, True), (fallback, True), (fallback, False)):
-                extract._grep_scan = spy if grep else (lambda *_: False)  # type: ignore[assignment]
-                with extract.open_input(path) as stream:
-                    ex = extract_stream(stream, engine)
-                results.append(
-                    ([(f.text, f.first_line, f.last_line, f.count) for f in ex.findings], ex.lines)
-                )
-        finally:
-            extract.CHUNK = old_chunk
-            extract._grep_scan = real  # type: ignore[assignment]
-    assert calls == [True]  # the fallback's grep path ran (and only for the fallback)
+        results = _file_results(path, [hs, fallback, python], 1 << 10)
+    assert spy.done == [True, False]  # grep ran for the fallback; the pure-Python engine declined
+    assert len(spy.parts) == min(workers, len(data) // (8 << 10))  # one grep per part
     assert results[0] == results[1] == results[2]
+    assert _no_children_left()
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_grep_parts_agree_around_long_lines_and_at_the_cuts(  # type: ignore[no-untyped-def]
+    engines, tmp_path: Path, workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Errors right at the cut points, a 200 KB line (longer than a part, and too long
+    for grep's rows: the Python scan takes over) and a long line ending in an error."""
+    if extract._gnu_grep() is None:
+        pytest.skip("no GNU grep")
+    hs, _ = engines
+    fallback = make_engine(_kb_patterns(), prefer="re")
+    python = make_engine(_kb_patterns(), prefer="python")
+    step = b"".join(b"step %d loss 0.%04d\n" % (i, i) for i in range(300))
+    err = (ERROR + "\n").encode()
+    plain = (step + err) * 12
+    long_line = b"x" * 200_000 + b" " + err
+    monkeypatch.setattr(extract, "_workers", lambda: workers)
+    for data, grep_ran in ((plain, True), (step + long_line + plain, False)):
+        spy = _GrepSpy(monkeypatch)
+        path = tmp_path / "train.log"
+        path.write_bytes(data)
+        results = _file_results(path, [hs, fallback, python], 1 << 10)
+        assert spy.done == [grep_ran, False]  # the pure-Python engine never runs grep
+        assert results[0] == results[1] == results[2]
+        hits = [f for f in results[0][0] if "hipErrorNoBinaryForGpu" in f[0]]  # type: ignore[union-attr, index]
+        assert sum(f[3] for f in hits) == data.count(err)  # type: ignore[index]
+        assert _no_children_left()
+
+
+def test_the_pure_python_engine_finds_what_grep_finds_on_a_training_log(tmp_path: Path) -> None:
+    """ROCMFIX_ENGINE=python (no grep) and =re (grep) read the same lines of a log."""
+    if extract._gnu_grep() is None:
+        pytest.skip("no GNU grep")
+    chatter = "".join(
+        f"[rank{i % 8}]: step {i} tokens/s 1{i % 7}3.0 loss 0.{i:04d} Warning: grad is None\n"
+        for i in range(3000)
+    )
+    data = (chatter + "HIP out of memory. Tried to allocate 2.00 GiB\n" + chatter + ERROR + "\n").encode()
+    path = tmp_path / "train.log"
+    path.write_bytes(data)
+    engines = [make_engine(_kb_patterns(), prefer=p) for p in ("re", "python")]
+    a, b = _file_results(path, engines, 1 << 12)
+    assert a == b
+    assert any("hipErrorNoBinaryForGpu" in f[0] for f in a[0])  # type: ignore[union-attr, index]
 
 
 def test_the_grep_superset_eres() -> None:
@@ -207,8 +281,14 @@ def test_cr_only_pasted_text_is_split() -> None:
     assert result.matches[0].evidence[0].line == 2
 
 
-def test_a_cr_only_file_is_read_as_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("prefer", ["hyperscan", "re", "python"])
+def test_a_cr_only_file_is_read_as_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefer: str
+) -> None:
+    if prefer == "hyperscan":
+        pytest.importorskip("hyperscan")
     monkeypatch.setattr(extract, "CHUNK", 1 << 12)  # the parallel file path starts at 4 chunks
+    monkeypatch.setenv("ROCMFIX_ENGINE", prefer)
     path = tmp_path / "mac.log"
     path.write_bytes(("loss 0.1\r" * 5000 + ERROR + "\r").encode())
     with extract.open_input(path) as stream:

@@ -50,9 +50,17 @@ async def test_the_doctor_screen_speaks_chinese() -> None:
         await pilot.press("f3")
         await settle(app, pilot)
         assert isinstance(app.screen, DoctorScreen)
-        summary = str(app.screen.query_one("#doctor-summary").render())
+        drawn = str(app.screen.query_one("#doctor-summary").render())
+        width = app.screen.query_one("#doctor-summary").size.width
+        from rich.cells import cell_len
+
+        assert all(cell_len(line) <= width for line in drawn.splitlines()), drawn
+        summary = " ".join(drawn.split("\n"))  # wrapped between characters at the width
         assert "2 项失败" in summary and "最可能的原因：" in summary, summary
         assert "按 enter 查看详情。" in summary, summary
+        table = app.screen.query_one("#checks", DataTable)
+        titles = [str(row[1]) for row in (table.get_row_at(i) for i in range(table.row_count))]
+        assert "操作系统" in titles and all("\u4e00" <= t[0] <= "\u9fff" or t[0].isascii() for t in titles)
         for english in ("failed", "warnings", "Most likely", "Enter: details"):
             assert english not in summary, english
         table = app.screen.query_one("#checks", DataTable)
@@ -80,8 +88,9 @@ async def test_the_verify_screen_speaks_chinese_with_the_demo_s_recorded_result(
         await settle(app, pilot, rounds=6)
         text = shown(app)
         assert "显示演示机器的录制结果（本机没有 GPU）" in text, text
-        assert "GPU 测试 · 级别" in text and "GPU 测试在 alloc 阶段失败（error）：" in text, text
+        assert "GPU 测试 · 级别" in text and "GPU 测试在分配显存阶段失败（出错）：" in text, text
         assert "（录制结果：这是演示机器的结果，并非在本机运行）" in text, text
+        assert "✗ 分配显存" in text and "注：修复之前在演示机器上录制" in text, text
         for english in ("Showing the demo", "GPU test", "recorded:", "another Python"):
             assert english not in text, english
 

@@ -1,5 +1,5 @@
 """`python -m rocmfix` entry point."""
 
-from rocmfix.cli import main
+from rocmfix.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

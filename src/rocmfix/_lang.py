@@ -7,7 +7,10 @@ command that only needs to know the language (every ``explain``) asks here.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def locale_lang() -> str:

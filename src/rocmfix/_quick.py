@@ -1,4 +1,5 @@
-"""Start-up-cheap stand-ins with the same results: ``sha256`` and ``pickle_load``.
+"""Start-up-cheap stand-ins with the same results: ``sha256`` and ``pickle_load``;
+and :func:`cached`, a small content-keyed marshal cache for derived data.
 
 ``hashlib`` initialises OpenSSL (~3 ms) and ``pickle`` imports its pure-Python
 half (~2 ms); a one-line ``rocmfix explain`` only needs a SHA-256 of a few
@@ -22,4 +23,48 @@ except ImportError:  # pragma: no cover - interpreters without the C pickle
     from pickle import PickleError  # type: ignore[assignment]
     from pickle import load as pickle_load  # type: ignore[assignment]
 
-__all__ = ["PickleError", "pickle_load", "sha256"]
+__all__ = ["PickleError", "cached", "pickle_load", "sha256"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+def cache_dir() -> str:
+    import os  # noqa: PLC0415
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rocmfix")
+
+
+def cached(kind: str, key: bytes, build: Callable[[], Any]) -> Any:
+    """``build()``, kept in ``<cache>/<kind>-<sha256(key)>.marshal`` for the next run.
+
+    ``key`` must hold everything the result depends on (the inputs and a version of
+    the code that derives it), so a changed input is a new file, never a stale hit.
+    The result must be marshal-able (plain containers, str, bytes, numbers). A cache
+    that cannot be read or written only costs speed.
+    """
+    import marshal  # noqa: PLC0415 - built in
+    import os  # noqa: PLC0415
+
+    path = os.path.join(cache_dir(), f"{kind}-{sha256(key).hexdigest()[:32]}.marshal")
+    try:
+        with open(path, "rb") as fh:
+            return marshal.loads(fh.read())  # one read: marshal.load reads in small pieces
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    value = build()
+    tmp = f"{path[: -len('.marshal')]}.tmp{os.getpid()}"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as fh:
+            marshal.dump(value, fh)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        import contextlib  # noqa: PLC0415
+
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return value

@@ -10,17 +10,44 @@ the SRE magic) and hands them straight to ``_sre.compile`` on later runs.
 ``_sre`` validates the code it is given; a pattern it refuses, any other
 interpreter, or an unreadable cache falls back to ``re.compile``. The result
 is the same Pattern object ``re.compile`` returns (``==`` compares the code).
+
+On a cache hit ``re`` itself is not imported (with ``enum``, which it needs, some
+6 ms of a one-line explain): the flags and :func:`escape` below are ``re``'s own
+values and behaviour, and ``re`` comes in on the first miss.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Any
+
+# re's flag values (re.IGNORECASE ...), fixed by the SRE engine; tests/test_rx_cache.py checks them.
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
+DEBUG = 128
+
+# re.escape's table: every character that has a meaning in a pattern gets a backslash.
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def __getattr__(name: str) -> object:
+    # _rx.error is re.error; looked up only once a compile has failed (re is imported then).
+    if name == "error":
+        import re  # noqa: PLC0415
+
+        return re.error
+    raise AttributeError(name)
+
+
+def escape(pattern: str) -> str:
+    """``re.escape(pattern)`` for a str, without importing ``re``."""
+    return pattern.translate(_SPECIAL)
 
 _Key = tuple  # (pattern, flags)
 _cache: dict[Any, Any] | None = None
@@ -121,9 +148,11 @@ def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:  # noqa: A
             return rx  # type: ignore[no-any-return]
         except Exception:  # noqa: BLE001 - a stale or damaged entry: compile it anew
             cache.pop(key, None)
+    import re  # noqa: PLC0415 - only on a cache miss
+
     rx = re.compile(pattern, flags)
     _live[key] = rx
-    if _path is not None and not flags & re.DEBUG:
+    if _path is not None and not flags & DEBUG:
         built = _build(pattern, int(flags))
         if built is not None:
             try:

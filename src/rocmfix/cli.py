@@ -4,19 +4,24 @@ Each subcommand lives in its own module exposing ``configure(parser)`` and
 ``run(args) -> int``. Only the module of the command being run is imported, so
 `rocmfix explain` never pays for textual, torch or the doctor's probes.
 With no subcommand (or a path / ``-``) rocmfix opens the interactive session.
+A plain ``rocmfix explain`` command line skips argparse altogether
+(``rocmfix.commands.explain.quick_args``): with gettext, locale, re and enum it
+is a good part of a one-line explain's start-up.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import importlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
 
 from rocmfix import __version__
 from rocmfix.errors import ExitCode, RocmfixError
+
+TYPE_CHECKING = False  # typing, argparse and collections are not imported at run time
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -27,7 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "prove the GPU works: staged matmul test in a subprocess",
     ),
     "fix": ("rocmfix.commands.fix", "preview (default) or apply a guided, reversible fix"),
-    "install-plan": ("rocmfix.commands.install_plan", "which ROCm wheel index and torch fit this GPU"),
+    "install-plan": (
+        "rocmfix.commands.install_plan",
+        "which ROCm wheel index and torch fit this GPU",
+    ),
     "undo": ("rocmfix.commands.undo", "undo an applied fix byte for byte"),
     "history": ("rocmfix.commands.history", "list applied fixes from the journal"),
     "collect": ("rocmfix.commands.collect", "record a shareable snapshot of this machine"),
@@ -50,6 +58,71 @@ TOP_EN = {
 }
 
 
+_PARSE = {"json_error": False, "lang": "en"}
+"""How a usage error is worded this run: set by :func:`_main` before argparse runs."""
+
+_CLASSES: dict[str, type] = {}
+
+
+def _classes() -> dict[str, type]:
+    """argparse's parser and formatters as rocmfix shapes them, made once argparse is
+    loaded (a plain one-line explain never imports argparse).
+
+    * ``parser``: a usage error under ``--json`` also leaves one ``rocmfix.error/1`` object on
+      stdout, as a refused command does (usage and message still go to stderr, exit 2);
+      subparsers (``kb show``) are made of this class too.
+    * ``formatter``: sized by :func:`_columns`; Chinese help wrapped by display width.
+    * ``raw``: a command that lays out its own description/epilog, options wrapped as above.
+    """
+    if _CLASSES:
+        return _CLASSES
+    import argparse  # noqa: PLC0415
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # type: ignore[override]  # NoReturn
+            if _PARSE["json_error"]:
+                _print_json_error(RocmfixError(message))
+            if _PARSE["lang"] == "zh":
+                # argparse words its own part ("参数 --timeout："); an option's type check
+                # (``ArgumentTypeError``) brings English text, worded here like any refusal
+                from rocmfix.i18n_errors import MESSAGES, translate
+
+                head, sep, tail = message.partition("：")
+                if sep and head.startswith("参数 "):
+                    message = head + sep + translate(tail, MESSAGES, "zh")
+            super().error(message)
+
+    class _Formatter(argparse.HelpFormatter):
+        def __init__(
+            self,
+            prog: str,
+            indent_increment: int = 2,
+            max_help_position: int = 24,
+            width: int | None = None,
+        ) -> None:
+            super().__init__(
+                prog,
+                indent_increment,
+                max_help_position,
+                _columns() - 2 if width is None else width,
+            )
+
+        def _split_lines(self, text: str, width: int) -> list[str]:
+            # argparse wraps by len(): a Chinese character takes two columns and breaks
+            # anywhere, so Chinese help is wrapped by display width instead
+            if any(ch >= "\u2e80" for ch in text):
+                from rocmfix.i18n_argparse import wrap_wide
+
+                return wrap_wide(" ".join(text.split()), width)
+            return super()._split_lines(text, width)
+
+    class _RawFormatter(argparse.RawDescriptionHelpFormatter, _Formatter):
+        pass
+
+    _CLASSES.update(parser=_Parser, formatter=_Formatter, raw=_RawFormatter)
+    return _CLASSES
+
+
 def _command_help(name: str, lang: str) -> str:
     if lang == "zh":
         from rocmfix.i18n_argparse import COMMANDS_ZH
@@ -59,6 +132,8 @@ def _command_help(name: str, lang: str) -> str:
 
 
 def _top_parser(lang: str = "en") -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415
+
     if lang == "zh":
         from rocmfix.i18n_argparse import TOP_ZH as words
     else:
@@ -66,7 +141,7 @@ def _top_parser(lang: str = "en") -> argparse.ArgumentParser:
     epilog = words["commands"] + "\n"
     epilog += "\n".join(f"  {n:<12} {_command_help(n, lang)}" for n in COMMANDS)
     epilog += "\n\n" + words["more"]
-    parser = argparse.ArgumentParser(
+    parser = _classes()["parser"](
         prog="rocmfix",
         description=words["description"],
         epilog=epilog,
@@ -97,20 +172,27 @@ def _columns() -> int:
     return columns
 
 
-class _Formatter(argparse.HelpFormatter):
-    def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
-    ) -> None:
-        super().__init__(
-            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
-        )
-
-
 def _command_parser(name: str, module: object, lang: str = "en") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=f"rocmfix {name}", description=_command_help(name, lang), formatter_class=_Formatter
+    import argparse  # noqa: PLC0415
+
+    classes = _classes()
+    parser = classes["parser"](
+        prog=f"rocmfix {name}",
+        description=_command_help(name, lang),
+        formatter_class=classes["formatter"],
     )
     module.configure(parser)  # type: ignore[attr-defined]  # every command module defines it
+    if parser.formatter_class is argparse.RawDescriptionHelpFormatter:
+        parser.formatter_class = classes["raw"]
+    for action in parser._actions:  # noqa: SLF001 - kb's and fleet's actions wrap the same way
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for sub_parser in action.choices.values():
+                if sub_parser.formatter_class is argparse.HelpFormatter:
+                    sub_parser.formatter_class = classes["formatter"]
+    if lang == "zh":
+        from rocmfix.i18n_argparse import localize
+
+        localize(parser)
     return parser
 
 
@@ -137,7 +219,8 @@ def _print_json_error(err: RocmfixError) -> None:
 
 def _import_command(name: str) -> object:
     try:
-        return importlib.import_module(COMMANDS[name][0])
+        __import__(COMMANDS[name][0])  # importlib.import_module, without importlib's warnings
+        return sys.modules[COMMANDS[name][0]]
     except ModuleNotFoundError as err:
         if err.name == COMMANDS[name][0]:
             raise RocmfixError(f"`rocmfix {name}` is not available in this build") from None
@@ -148,11 +231,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run rocmfix with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     name = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    collecting = gc.isenabled()
+    if name == "explain":
+        # One short-lived command: the cyclic collector would only walk the modules, the
+        # KB and the ranker it just loaded, some twenty times (~3 ms of a one-line explain).
+        # Inputs that take longer than a start-up (files, stdin, --check) turn it back on.
+        gc.disable()
     try:
+        return _main(name, args_list)
+    finally:
+        (gc.enable if collecting else gc.disable)()  # as the caller had it (tests call main)
+
+
+_ONE_SHOT: list[bool] = []
+"""Set when a plain explain ran (see :func:`entry`)."""
+
+
+def entry() -> int:
+    """The ``rocmfix`` command (console script, ``python -m rocmfix``): :func:`main`, then exit.
+
+    After a plain ``explain`` (no thread, no child process, its output written) the
+    interpreter's teardown, which frees one by one every object the modules, the KB and
+    the ranker made (~4 ms of a one-line explain), is skipped: exit handlers run and
+    stdout and stderr are flushed first, as a normal exit does.
+    """
+    code = main()
+    if _ONE_SHOT and "threading" not in sys.modules and "subprocess" not in sys.modules:
+        import atexit  # noqa: PLC0415
+
+        atexit._run_exitfuncs()  # noqa: SLF001 - what interpreter shutdown runs first
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head` closed the pipe: as main() treats it
+            code = int(ExitCode.OK)
+        except (OSError, ValueError):
+            return code  # let the interpreter report it as usual
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            return code
+        os._exit(code)
+    return code
+
+
+def _main(name: str | None, args_list: list[str]) -> int:
+    try:
+        if name == "explain":
+            module = _import_command(name)
+            args = module.quick_args(args_list[1:])  # type: ignore[attr-defined]
+            if args is not None:
+                code = int(module.run(args))  # type: ignore[attr-defined]
+                _ONE_SHOT.append(True)
+                return code
         from rocmfix._lang import lang_of
         from rocmfix.i18n_argparse import chinese
 
         lang = lang_of(args_list)
+        _PARSE["json_error"], _PARSE["lang"] = "--json" in args_list, lang
         if name is None:
             with chinese(lang):
                 top = _top_parser(lang).parse_args(args_list)
@@ -180,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # `rocmfix explain ... | head` closed the pipe: not an error worth a traceback.
+        import contextlib  # noqa: PLC0415
+
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown quiet
         return int(ExitCode.OK)

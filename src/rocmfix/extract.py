@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import io
 import os
-import re
-from collections import OrderedDict, deque
+
+try:  # collections' own classes, without importing collections (start-up cost)
+    from _collections import OrderedDict, deque
+except ImportError:  # pragma: no cover - interpreters without the C module
+    from collections import OrderedDict, deque
 
 from rocmfix import _rx
 from rocmfix._record import field, record
@@ -25,6 +28,7 @@ from rocmfix.errors import InputError
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO
@@ -187,7 +191,7 @@ def split_alternation(pattern: str) -> list[str]:
     faster than one alternation; a leading global flag group is kept on each.
     """
     flags = ""
-    m = re.match(r"\(\?[aiLmsux]+\)", pattern)
+    m = _rx.compile(r"\(\?[aiLmsux]+\)").match(pattern)
     if m:
         flags, pattern = m.group(0), pattern[m.end() :]
     out: list[str] = []
@@ -223,8 +227,8 @@ def split_alternation(pattern: str) -> list[str]:
 
 def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
     try:
-        return _rx.compile(source.encode("utf-8"), (re.IGNORECASE if icase else 0) | re.MULTILINE)
-    except (re.error, OverflowError, RecursionError):
+        return _rx.compile(source.encode("utf-8"), (_rx.IGNORECASE if icase else 0) | _rx.MULTILINE)
+    except (_rx.error, OverflowError, RecursionError):
         return None
 
 
@@ -243,6 +247,8 @@ class _ReEngine:
     """
 
     name = "re"
+    use_grep = True
+    """On a plain file, let GNU grep pick the candidate lines (see :func:`_grep_scan`)."""
 
     def __init__(self, patterns: Sequence[tuple[str, bool]]):
         self._exact: list[re.Pattern[bytes]] = []
@@ -252,6 +258,7 @@ class _ReEngine:
         self._plan: tuple[list[bytes], list[bytes]] | None | bool = False
         self._all_pids: list[int] = []
         self._bucket_map: dict[bytes, list[tuple[bytes, list[int]]]] | None | bool = False
+        self._trie: re.Pattern[bytes] | None | bool = False
         for source, icase in patterns:
             rx = _bytes_re(source, icase)
             if rx is None:
@@ -326,34 +333,76 @@ class _ReEngine:
             self._bucket_map = table
         return self._bucket_map  # type: ignore[return-value]
 
+    @property
+    def _any_needle(self) -> re.Pattern[bytes] | None:
+        """One regex for every literal text, as a trie (``ab|ac`` -> ``a(?:b|c)``): ``re``
+        tries it once per byte instead of searching the text once per literal."""
+        if self._trie is False:
+            words = sorted(n for n in self._by_needle if b"\n" not in n)
+            self._trie = _rx.compile(_trie_regex(words)) if words else None
+        return self._trie  # type: ignore[return-value]
+
+    def _line_hit(self, src: bytes, low: bytes, start: int, stop: int) -> bool:
+        """Whether a pattern with a literal text in ``src[start:stop]`` matches that line."""
+        seg = low[start:stop]
+        exact = self._exact
+        buckets = self._buckets
+        if buckets is None or len(seg) > 4096:
+            items = self._by_needle.items()
+        else:  # only the needles whose first three bytes occur in the line
+            grams = {seg[i : i + 3] for i in range(len(seg) - 2)}
+            items = [item for g in grams.intersection(buckets) for item in buckets[g]]
+        limit = min(stop, start + _LONG_BYTES)
+        for needle, pids in items:
+            if needle in seg:
+                for pid in pids:
+                    if exact[pid].search(src, start, limit):
+                        return True
+        return False
+
     def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
         end = len(src) if b is None else b
         hits: list[int] = []
         if a or end != len(src):
             src, a, end = bytes(memoryview(src)[a:end]), 0, end - a
-            base = 0
-        else:
-            base = a
         low = src.lower()
-        checked: set[tuple[int, int]] = set()
-        for needle, pids in self._by_needle.items():
-            pos = low.find(needle)
-            while pos >= 0:
-                start = src.rfind(b"\n", 0, pos) + 1
-                stop = src.find(b"\n", pos)
-                stop = end if stop < 0 else stop
-                for pid in pids:
-                    if (pid, start) in checked:
-                        continue
-                    checked.add((pid, start))
-                    m = self._exact[pid].search(src, start, min(stop, start + _LONG_BYTES))
-                    if m:
-                        hits.append(max(m.end() - 1, m.start()) - base)
-                pos = low.find(needle, stop + 1)
+        find = self._any_needle
+        pos = 0
+        while find is not None:
+            m = find.search(low, pos)
+            if m is None:
+                break
+            start = src.rfind(b"\n", 0, m.start()) + 1
+            stop = src.find(b"\n", m.start())
+            stop = end if stop < 0 else stop
+            if self._line_hit(src, low, start, stop):
+                hits.append(start)  # any offset in the line names the line
+            pos = stop + 1
         for rx in self._scan_all:
             for m in rx.finditer(src):
-                hits.append(max(m.end() - 1, m.start()) - base)
+                hits.append(max(m.end() - 1, m.start()))
         return hits
+
+
+def _trie_regex(words: Sequence[bytes]) -> bytes:
+    """A regex matching exactly the texts ``words`` (none empty), factored as a trie."""
+    trie: dict[int, Any] = {}
+    for w in words:
+        node = trie
+        for c in w:
+            node = node.setdefault(c, {})
+        node[-1] = {}
+
+    def emit(node: dict[int, Any]) -> bytes:
+        alts = [re.escape(bytes([c])) + emit(node[c]) for c in sorted(node) if c >= 0]
+        if not alts:
+            return b""
+        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        if -1 in node:  # a word ends here and longer ones go on
+            body = (b"(?:" + body + b")?") if len(alts) == 1 else body + b"?"
+        return body
+
+    return emit(trie)
 
 
 def _required(source: str) -> tuple[bytes, ...] | None:
@@ -535,7 +584,7 @@ def make_engine(
     )
     if prefer == "auto":
         # ROCMFIX_ENGINE=re measures or forces the fallback that machines without
-        # Hyperscan wheels (aarch64, macOS) get.
+        # Hyperscan wheels (aarch64, macOS) get; =python that fallback without grep.
         prefer = os.environ.get("ROCMFIX_ENGINE", "auto") or "auto"
     if prefer in ("auto", "hyperscan"):
         try:
@@ -545,7 +594,10 @@ def make_engine(
         except ImportError:
             if prefer == "hyperscan":
                 raise
-    return _ReEngine(pats)
+    engine = _ReEngine(pats)
+    if prefer == "python":
+        engine.use_grep = False
+    return engine
 
 
 # ----------------------------------------------------------------- reading
@@ -819,6 +871,7 @@ class _LineCounter:
     def __init__(self, fd: int, start: int, size: int):
         self.fd, self.start, self.size = fd, start, size
         self._proc = None
+        self._total: int | None = None
         wc = _which("wc")
         proc_fd = f"/proc/self/fd/{fd}"
         if wc and os.path.exists(proc_fd):
@@ -854,7 +907,12 @@ class _LineCounter:
         return n
 
     def total(self) -> int:
-        """Newlines in ``[start, size)``."""
+        """Newlines in ``[start, size)`` (counted once, then remembered)."""
+        if self._total is None:
+            self._total = self._count_all()
+        return self._total
+
+    def _count_all(self) -> int:
         proc, self._proc = self._proc, None
         if proc is not None:
             try:
@@ -942,7 +1000,7 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
             if b"\n" not in first and b"\r" in first:
                 raise _NotPlain
             first = first[: SHORT_INPUT + 1]
-            if _grep_scan(fd, start, engine, state):  # type: ignore[arg-type]
+            if _grep_scan(fd, start, size, engine, state, counter):  # type: ignore[arg-type]
                 pos = size  # grep read it all
         while pos < size:
             block = _pread(fd, min(CHUNK, size - pos), pos)
@@ -1139,7 +1197,7 @@ def _ere(items: Sequence[tuple[object, object]], icase: bool) -> str | None:
             piece = f"({inner}){{{lo},{top}}}" if inner else ""
         elif op is _c.SUBPATTERN:
             _group, add, remove, sub = av  # type: ignore[misc]
-            sub_icase = (icase or bool(add & re.IGNORECASE)) and not (remove & re.IGNORECASE)
+            sub_icase = (icase or bool(add & _rx.IGNORECASE)) and not (remove & _rx.IGNORECASE)
             inner = _ere(list(sub), sub_icase)
             piece = None if inner is None else f"({inner})"
         elif str(op) == "ATOMIC_GROUP":
@@ -1161,6 +1219,8 @@ def _ere(items: Sequence[tuple[object, object]], icase: bool) -> str | None:
 def ere_superset(pattern: str, icase: bool) -> str | None:
     """``pattern`` (Python syntax, bytes semantics) as a GNU ERE matching a superset of
     its lines, or None. An ERE that matches the empty string (every line) is None too."""
+    import re  # noqa: PLC0415 - the grep fallback only
+
     from rocmfix.kb.literals import _p  # noqa: PLC0415
 
     try:
@@ -1199,114 +1259,244 @@ class _GrepFailed(Exception):
     """The grep prefilter could not run or met a line it does not handle: scan in Python."""
 
 
-def _grep_lines(grep: str, fd: int, start: int, args: list[bytes]) -> Iterator[tuple[int, bytes]]:
-    """``(0-based line, raw line)`` of each line grep selects, from ``start`` of ``fd``."""
-    import subprocess  # noqa: PLC0415
+def _ere_literal(text: bytes) -> bytes:
+    """``text`` as a GNU ERE matching it literally."""
+    return b"".join(b"\\" + bytes([c]) if chr(c) in _ERE_SPECIAL else bytes([c]) for c in text)
 
-    proc_fd = f"/proc/self/fd/{fd}"
+
+def _grep_args(plan: tuple[list[bytes], list[bytes]]) -> list[bytes]:
+    """One ``grep -E -i`` alternation of the literal texts and the superset EREs.
+
+    GNU grep runs one alternation as one DFA over the text: ~3x faster than the
+    same texts as separate ``-F`` or ``-e`` patterns (which it searches with its
+    keyword matcher, slow for ~700 short texts). ``-i`` only widens the EREs,
+    and a superset is all the prefilter needs (the exact regexes confirm)."""
+    needles, eres = plan
+    alt = b"|".join([*(_ere_literal(n) for n in needles), *(b"(" + e + b")" for e in eres)])
+    return [b"-E", b"-i", b"-e", alt]
+
+
+_PART_CHUNKS = 8
+"""A part of a file grep reads in parallel with the others is at least this many chunks."""
+
+
+def _cuts(fd: int, start: int, size: int, parts: int) -> list[int]:
+    """Line starts cutting ``[start, size)`` into up to ``parts`` stretches of similar size."""
+    cuts = [start]
+    for k in range(1, parts):
+        at = start + (size - start) * k // parts
+        look = _pread(fd, 1 << 16, at - 1)
+        i = look.find(b"\n")
+        if i < 0:
+            continue  # inside a very long line: one part fewer
+        at += i
+        if cuts[-1] < at < size:
+            cuts.append(at)
+    return cuts
+
+
+def _feed(fd: int, a: int, b: int, pipe_w: int) -> None:
+    """Copy ``[a, b)`` of ``fd`` into a pipe (``splice``: the kernel moves page references)."""
+    import contextlib  # noqa: PLC0415 - the big-file path only
+    import errno  # noqa: PLC0415
+
     try:
-        own = os.open(proc_fd, os.O_RDONLY)
-    except OSError:
-        raise _GrepFailed from None
-    try:
-        os.lseek(own, start, os.SEEK_SET)
-        proc = subprocess.Popen(  # noqa: S603 - fixed argv, the file on stdin
-            [grep.encode(), b"-a", b"-n", *args],
-            stdin=own,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={"LC_ALL": "C"},
-        )
-    except OSError:
-        raise _GrepFailed from None
-    finally:
-        os.close(own)
-    try:
-        out = proc.stdout
-        assert out is not None
-        limit = _LONG_BYTES + 32
-        while True:
-            row = out.readline(limit)
-            if not row:
+        with contextlib.suppress(OSError):
+            import fcntl  # noqa: PLC0415
+
+            fcntl.fcntl(pipe_w, 1031, 1 << 20)  # F_SETPIPE_SZ: fewer, larger moves
+        pos = a
+        splice = getattr(os, "splice", None)
+        while pos < b:
+            n = 0
+            if splice is not None:
+                try:
+                    n = splice(fd, pipe_w, min(b - pos, 1 << 20), offset_src=pos)
+                except OSError as err:
+                    if err.errno not in (errno.EINVAL, errno.ENOSYS):
+                        raise
+                    splice = None  # a file system without splice: read and write
+            if splice is None:
+                block = os.pread(fd, min(b - pos, 1 << 20), pos)
+                view = memoryview(block)
+                while view:
+                    view = view[os.write(pipe_w, view) :]
+                n = len(block)
+            if n <= 0:
                 break
-            if not row.endswith(b"\n"):
-                row_end = out.read(1)
-                if row_end:  # a line longer than the exact check reads: scan in Python
-                    raise _GrepFailed
-            no, _, raw = row.partition(b":")
-            yield int(no) - 1, raw[:-1] if raw.endswith(b"\n") else raw
-        if proc.wait() not in (0, 1):
-            raise _GrepFailed
+            pos += n
+    except OSError:
+        pass  # grep is gone (killed, or it failed): its reader reports that
     finally:
-        if proc.poll() is None:
+        os.close(pipe_w)
+
+
+class _GrepPart:
+    """One grep over ``[a, b)`` of a file; a thread confirms its lines with the exact regexes.
+
+    The last part reads the file itself from ``a``; an earlier one reads a pipe
+    that a thread fills with just its stretch. Confirmed lines are grouped by
+    their bytes per 65,536 lines of the part (as the chunked scan groups them per
+    chunk), with 0-based line numbers counted from the part's start."""
+
+    def __init__(self, grep: str, fd: int, a: int, b: int, size: int, args: list[bytes]):
+        import subprocess  # noqa: PLC0415
+
+        self.a, self.failed, self.dropped = a, False, 0
+        self.windows: list[list[tuple[bytes, int, int, int]]] = []
+        self._feeder = None
+        self.proc = None
+        if b >= size:
+            try:
+                stdin = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY)  # its own offset
+                os.lseek(stdin, a, os.SEEK_SET)
+            except OSError:
+                raise _GrepFailed from None
+            pipe_w = -1
+        else:
+            stdin, pipe_w = os.pipe()
+        try:
+            self.proc = subprocess.Popen(  # noqa: S603 - fixed argv, the file on stdin
+                [grep.encode(), b"-a", b"-n", *args],
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={"LC_ALL": "C"},
+            )
+        except OSError:
+            if pipe_w >= 0:
+                os.close(pipe_w)
+            raise _GrepFailed from None
+        finally:
+            os.close(stdin)
+        if pipe_w >= 0:
+            import threading  # noqa: PLC0415
+
+            self._feeder = threading.Thread(target=_feed, args=(fd, a, b, pipe_w), daemon=True)
+            self._feeder.start()
+
+    def collect(self, engine: _ReEngine) -> None:
+        """Read and confirm grep's lines (run on a thread of its own)."""
+        groups: dict[bytes, list[int]] = {}
+        window = -1
+        at_file_start = self.a == 0
+
+        def flush() -> None:
+            if groups:
+                self.windows.append([(r, a, b, c) for r, (a, b, c) in groups.items()])
+                groups.clear()
+
+        try:
+            for no, raw in _grep_rows(self.proc):  # type: ignore[arg-type]
+                if not engine.check_line(raw, first=at_file_start and no == 0):
+                    continue
+                if no >> 16 != window:
+                    flush()
+                    window = no >> 16
+                g = groups.get(raw)
+                if g is None:
+                    if len(groups) >= MAX_HITS_PER_CHUNK:
+                        self.dropped += 1
+                        continue
+                    groups[raw] = [no, no, 1]
+                else:
+                    g[1] = no
+                    g[2] += 1
+            flush()
+        except (_GrepFailed, OSError, ValueError):
+            self.failed = True
+            self.kill()
+
+    def kill(self) -> None:
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
             proc.kill()
-        proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+
+    def close(self) -> None:
+        """Kill (when still running) and reap grep; the feeder ends with it."""
+        proc = self.proc
+        if proc is not None:
+            self.kill()
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self._feeder is not None:
+            self._feeder.join()
 
 
-def _grep_scan(fd: int, start: int, engine: _ReEngine, state: _State) -> bool:
+def _grep_rows(proc: Any) -> Iterator[tuple[int, bytes]]:
+    """``(0-based line, raw line)`` of each line a ``grep -n`` prints."""
+    out = proc.stdout
+    assert out is not None
+    limit = _LONG_BYTES + 32
+    while True:
+        row = out.readline(limit)
+        if not row:
+            break
+        if not row.endswith(b"\n"):
+            row_end = out.read(1)
+            if row_end:  # a line longer than the exact check reads: scan in Python
+                raise _GrepFailed
+        no, _, raw = row.partition(b":")
+        yield int(no) - 1, raw[:-1] if raw.endswith(b"\n") else raw
+    if proc.wait() not in (0, 1):
+        raise _GrepFailed
+
+
+def _grep_scan(
+    fd: int, start: int, size: int, engine: _ReEngine, state: _State, counter: _LineCounter
+) -> bool:
     """Add the lines grep picks and the exact regexes confirm to ``state``; False (and
-    ``state`` untouched) when grep cannot do it here."""
+    ``state`` untouched) when grep cannot do it here.
+
+    The file is cut at line starts into one part per core, each read by a grep of
+    its own; ``wc -l`` on each part's rest of the file says where its line numbers
+    begin (``counter`` counts the whole file)."""
+    if not engine.use_grep:
+        return False
     grep = _gnu_grep()
     plan = engine.grep_plan()
     if grep is None or plan is None:
         return False
-    import heapq  # noqa: PLC0415
+    import threading  # noqa: PLC0415
 
-    needles, eres = plan
-    sources = []
-    if needles:
-        sources.append(
-            _grep_lines(grep, fd, start, [b"-F", b"-i", *(x for n in needles for x in (b"-e", n))])
-        )
-    if eres:
-        sources.append(
-            _grep_lines(grep, fd, start, [b"-E", *(x for e in eres for x in (b"-e", e))])
-        )
-    # Confirmed lines, grouped by their bytes per stretch of the file (as the chunked
-    # scan groups them per chunk), kept until grep has read the whole file.
-    windows: list[list[tuple[bytes, int, int, int]]] = []
-    groups: dict[bytes, list[int]] = {}
-    dropped = 0
-
-    def flush() -> None:
-        if groups:
-            windows.append([(r, a, b, c) for r, (a, b, c) in groups.items()])
-            groups.clear()
-
-    window, last_no = -1, -1
+    args = _grep_args(plan)
+    parts = max(1, min(_workers(), (size - start) // (_PART_CHUNKS * CHUNK)))
+    cuts = _cuts(fd, start, size, parts) if parts > 1 else [start]
+    greps: list[_GrepPart] = []
+    rests: list[_LineCounter] = []
+    threads: list[threading.Thread] = []
     try:
-        for no, raw in heapq.merge(*sources):
-            if no == last_no:
-                continue  # both greps picked it
-            last_no = no
-            if not engine.check_line(raw, first=no == 0):
-                continue
-            if no >> 16 != window:
-                flush()
-                window = no >> 16
-            g = groups.get(raw)
-            if g is None:
-                if len(groups) >= MAX_HITS_PER_CHUNK:
-                    dropped += 1
-                    continue
-                groups[raw] = [no, no, 1]
-            else:
-                g[1] = no
-                g[2] += 1
+        for k, a in enumerate(cuts):
+            b = cuts[k + 1] if k + 1 < len(cuts) else size
+            greps.append(_GrepPart(grep, fd, a, b, size, args))
+            if k:
+                rests.append(_LineCounter(fd, a, size))
+        for part in greps:
+            threads.append(threading.Thread(target=part.collect, args=(engine,), daemon=True))
+            threads[-1].start()
+        for t in threads:
+            t.join()
+        if any(part.failed for part in greps):
+            return False
+        total = counter.total()
+        bases = [0, *(total - rest.total() for rest in rests)]
     except _GrepFailed:
         return False
     finally:
-        for src in sources:
-            src.close()
-    flush()
-    state.dropped += dropped
-    for rows in windows:
-        for raw, a, b, c in rows:
-            text = clean_line(_decode(raw))
-            if text:
-                state.add(text, a + 1, b + 1, c)
+        for part in greps:
+            part.close()
+        for t in threads:
+            t.join()
+        for rest in rests:
+            rest.close()
+    for part, base in zip(greps, bases, strict=True):
+        state.dropped += part.dropped
+        for rows in part.windows:
+            for raw, a, b, c in rows:
+                text = clean_line(_decode(raw))
+                if text:
+                    state.add(text, base + a + 1, base + b + 1, c)
     return True
 
 

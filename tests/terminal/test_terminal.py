@@ -330,3 +330,18 @@ def test_a_new_paste_abandons_the_running_big_match(tmp_path: Path) -> None:
         assert not [p for p in first if psutil.pid_exists(p)], "the moot match kept running"
         term.press("C-q")
         assert term.exit_status() == 0
+
+
+def test_the_chinese_doctor_shows_whole_titles_and_chinese_results_at_80x24() -> None:
+    with app((80, 24), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
+        term.wait_ready("粘贴", timeout=60)
+        term.press("F3")
+        screen = term.wait_for(lambda s: "项失败" in s and "最可能的原因" in s, timeout=60)
+        # titles are sized by display width (a Chinese character takes two cells): none is cut
+        for title in ("WSL（Windows 子系统）", "独立显卡旁的集成显卡", "安全启动（Secure Boot）"):
+            assert title in screen, screen
+        assert "不在 WSL 中运行" in screen and "不在容器中" in screen, screen  # results too
+        lines = screen.splitlines()
+        assert not any(line.rstrip().endswith(("6", "24")) for line in lines[:4]), screen
+        term.press("C-q")
+        assert term.exit_status() == 0

@@ -100,6 +100,7 @@ def _fix_command(fix: Any) -> str | None:
 
 _CJK_TOKEN = re.compile(
     r"[ \t]+"  # a break opportunity (dropped at a line end)
+    r"|[（「『《【“‘]?`[^`\n]*`[。，、；：！？）」』》】”’]*"  # a `command`: copied, so never split
     r"|[\u3400-\u9fff\uf900-\ufaff（「『《【“‘]?[^\s\u3400-\u9fff\uf900-\ufaff。，、；：！？）」』》】”’（「『《【“‘]+"
     r"[。，、；：！？）」』》】”’]*"  # a Latin word (with the punctuation that must follow it)
     r"|[（「『《【“‘]*[\u3400-\u9fff\uf900-\ufaff][。，、；：！？）」』》】”’]*"  # one Chinese character
@@ -133,8 +134,9 @@ def wrap_cjk(text: str, width: int) -> str:
 
 
 def _prose(console: Console, text: str, indent: int, lang: str, style: str = "") -> None:
-    """A paragraph of prose at ``indent``; Chinese is wrapped by ``wrap_cjk``."""
-    if lang == "zh":
+    """A paragraph of prose at ``indent``; Chinese is wrapped by ``wrap_cjk``, and so is
+    English holding a `command`, which must not break across lines (users copy it)."""
+    if lang == "zh" or "`" in text:
         text = wrap_cjk(text, max(20, console.width - indent))
     console.print(Padding(Text(text, style=style), (0, 0, 0, indent), expand=False))
 
@@ -215,19 +217,20 @@ def _render_match(
             risk = t["risk_levels"].get(fix.risk, fix.risk)  # type: ignore[union-attr]
             sep = "，" if lang == "zh" else ", "
             meta = f"[{t['risk']}{t['colon']}{risk}{sep + t['root'] if fix.root else ''}]"
-            if lang == "zh":
+            if lang == "zh" or "`" in fix.text:  # a `command` in it is never split
                 width = max(20, console.width - 4)
                 wrapped = wrap_cjk(f"{n}. {fix.text}", width)
-                meta = f"（{meta[1:-1]}）"  # kept whole: on the last line when it fits
+                meta = f"（{meta[1:-1]}）" if lang == "zh" else f" {meta}"  # kept whole
                 last = wrapped.rsplit("\n", 1)[-1]
                 glue = "\n" if cell_len(last + meta) > width else ""
+                meta = meta.lstrip() if glue else meta
                 line = Text(wrapped + glue)
                 line.append(meta, style="dim")
                 console.print(Padding(line, (0, 0, 0, 4), expand=False))
             else:
                 console.print(
                     Padding(
-                        f"{n}. {escape(fix.text)} [dim]{meta}[/dim]", (0, 0, 0, 4), expand=False
+                        f"{n}. {escape(fix.text)} [dim]{escape(meta)}[/dim]", (0, 0, 0, 4), expand=False
                     )
                 )
             cmd = _fix_command(fix)

@@ -133,8 +133,20 @@ def _painter(stream: Any) -> Any:
 
 
 def _wrap(text: str, indent: str, width: int) -> list[str]:
+    # A path or URL is never cut at a hyphen or mid-word (users copy them); a line with
+    # Chinese in it is wrapped by display width, a Chinese character taking two columns.
+    if any(ch >= "\u2e80" for ch in text):
+        from rocmfix.i18n_argparse import wrap_wide
+
+        lines = wrap_wide(text, width - len(indent) - 2) or [""]
+        return [indent + lines[0]] + [indent + "  " + line for line in lines[1:]]
     return textwrap.wrap(
-        text, width=width, initial_indent=indent, subsequent_indent=indent + "  "
+        text,
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_on_hyphens=False,
+        break_long_words=False,
     ) or [indent]
 
 
@@ -147,22 +159,32 @@ def render(
     """Print the checklist and the closing verdict (80 columns, colour only on a TTY)."""
     # Plain ANSI rather than rich: importing and starting rich costs ~100 ms,
     # a third of the start-up budget of `rocmfix doctor --no-torch`.
+    from rocmfix._lang import locale_lang
+    from rocmfix.i18n_results import WHY_PYTHON_ZH, doctor_word, summary, title
     from rocmfix.probes import summarize
 
+    lang = locale_lang()
     out, paint = sys.stdout, _painter(sys.stdout)
     width = max(40, min(shutil.get_terminal_size((80, 24)).columns, 100))
-    lines = [
-        paint("rocmfix doctor", "bold") + f" ({'snapshot ' + source if source else 'this machine'})"
-    ]
+    where = doctor_word(lang, "snapshot", name=source) if source else doctor_word(lang, "this_machine")
+    open_, close = ("（", "）") if lang == "zh" else (" (", ")")
+    lines = [paint("rocmfix doctor", "bold") + f"{open_}{where}{close}"]
     if python:
-        lines.append(f"torch probed in {python}")
+        if lang == "zh":
+            for en, zh in WHY_PYTHON_ZH.items():
+                python = python.replace(f" ({en})", f"（{zh}）")
+        lines.append(doctor_word(lang, "probed", python=python))
+    sep = "：" if lang == "zh" else ": "
     for res in results:
         mark, style = MARKS[res.status.value]
-        first, *rest = _wrap(f"{res.title}: {res.summary}", "", width - 2)
+        head = f"{title(res.id, res.title, lang)}{sep}{summary(res.summary, lang)}"
+        first, *rest = _wrap(head, "", width - 2)
         lines.append(f"{paint(mark, style)} {first}")
         lines += [f"  {line}" for line in rest]
         if res.fix and (verbose or res.status.value in ("fail", "warn")):
-            lines += _wrap(f"{paint('fix:', 'cyan')} {res.fix}", "    ", width + 9)
+            fix_word = paint(doctor_word(lang, "fix"), "cyan")
+            space = "" if lang == "zh" else " "
+            lines += _wrap(f"{fix_word}{space}{summary(res.fix, lang)}", "    ", width + 9)
         if verbose:
             lines += [
                 paint(line, "dim")
@@ -172,20 +194,21 @@ def render(
             for e in res.evidence:
                 lines += _wrap(f"{e.source}: {e.value}", "    ", width)
             if res.kb_ids or res.ruled_out:
-                kb = f"confirms {', '.join(res.kb_ids) or '-'}; rules out {', '.join(res.ruled_out) or '-'}"
+                kb = doctor_word(
+                    lang,
+                    "kb",
+                    confirms=", ".join(res.kb_ids) or "-",
+                    rules_out=", ".join(res.ruled_out) or "-",
+                )
                 lines += [paint(line, "dim") for line in _wrap(kb, "    ", width)]
-    summary = summarize(results)
-    c = summary["counts"]
-    lines += [
-        "",
-        f"{c['fail']} failed, {c['warn']} warnings, {c['error']} could not run, {c['ok']} ok, "
-        f"{c['skip']} skipped.",
-    ]
-    if summary["root_causes"]:
-        lines.append(paint("Most likely root causes:", "bold"))
+    result = summarize(results)
+    c = result["counts"]
+    lines += ["", doctor_word(lang, "counts", **c)]
+    if result["root_causes"]:
+        lines.append(paint(doctor_word(lang, "causes"), "bold"))
         lines += [
-            f"  {i}. {rc['id']}  (from {', '.join(rc['checks'])})"
-            for i, rc in enumerate(summary["root_causes"], 1)
+            doctor_word(lang, "cause", n=i, id=rc["id"], checks=", ".join(rc["checks"]))
+            for i, rc in enumerate(result["root_causes"], 1)
         ]
-    lines.append(f"Next: {paint(summary['next_command'], 'bold')}")
+    lines.append(doctor_word(lang, "next", cmd=paint(result["next_command"], "bold")))
     out.write("\n".join(lines) + "\n")

@@ -5,18 +5,23 @@ works) or ``--file PATH`` (plain or gzip). ``--json`` prints exactly one
 ``rocmfix.explain/1`` object. Exit codes: 0 a confident match, 1 none, 2 usage
 or input error. This path imports neither textual nor torch, and rich only for
 human output.
+
+A plain command line (text, ``--json``, ``--lang``, ``--top``) is read by
+:func:`quick_args` and the JSON written by :func:`dumps`, so that a one-line
+``explain --json`` imports neither argparse (with gettext and locale) nor json,
+nor, through them, ``re`` and ``enum``: about a fifth of its run otherwise.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 
 from rocmfix.errors import ExitCode, InputError
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+TYPE_CHECKING = False  # typing, argparse and json are not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
     from typing import Any
 
 SCHEMA = "rocmfix.explain/1"
@@ -51,6 +56,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _at_least_one(value: str) -> int:
+    import argparse  # noqa: PLC0415 - argparse calls this, so it is loaded already
+
     try:
         number = int(value)
     except ValueError:
@@ -58,6 +65,112 @@ def _at_least_one(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
     return number
+
+
+class Args:
+    """The attributes argparse's Namespace would have (see :func:`quick_args`)."""
+
+    def __init__(self, **values: object) -> None:
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        return f"Args({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
+
+
+def quick_args(argv: Sequence[str]) -> Args | None:
+    """``argv`` parsed as :func:`configure`'s parser would parse it, for the plain forms
+    only: text words (one run), ``--json``, ``--lang en|zh`` (or ``--lang=``) and
+    ``--top N``. Anything else (another option, ``-``, ``--``, an abbreviation, a
+    value argparse would refuse, text split by an option) is None: argparse parses it
+    and gives its help and its errors. tests/test_cold_start.py holds the two equal.
+    """
+    values: dict[str, Any] = {
+        "text": [],
+        "file": None,
+        "top": 3,
+        "lang": None,
+        "json": False,
+        "kb": [],
+        "check": False,
+        "python": None,
+        "snapshot": None,
+    }
+    runs, in_text, i, n = 0, False, 0, len(argv)
+    while i < n:
+        word = argv[i]
+        if not word.startswith("-"):
+            if not in_text:
+                runs += 1
+                if runs > 1:  # argparse fills a '*' positional from one run of words
+                    return None
+            values["text"].append(word)
+            in_text = True
+            i += 1
+            continue
+        in_text = False
+        if word == "--json":
+            values["json"] = True
+            i += 1
+        elif word.startswith("--lang="):
+            if word[7:] not in ("en", "zh"):
+                return None
+            values["lang"] = word[7:]
+            i += 1
+        elif word in ("--lang", "--top") and i + 1 < n:
+            value = argv[i + 1]
+            if word == "--lang":
+                if value not in ("en", "zh"):
+                    return None
+                values["lang"] = value
+            else:
+                if not (value.isascii() and value.isdigit() and int(value) >= 1):
+                    return None
+                values["top"] = int(value)
+            i += 2
+        else:
+            return None
+    return Args(**values)
+
+
+def dumps(obj: object) -> str:
+    """``json.dumps(obj, ensure_ascii=False)``, through the C encoder of ``_json``
+    (the module behind json's own one-shot path) when it gives the same text."""
+    encode = _c_encoder()
+    if encode is not None:
+        return "".join(encode(obj, 0))
+    import json  # noqa: PLC0415
+
+    return json.dumps(obj, ensure_ascii=False)
+
+
+_ENCODER: list[Any] = []
+
+
+def _not_json(o: object) -> object:
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+def _c_encoder() -> Any:
+    """json.dumps' own encoder (markers, default, string encoder, indent, separators,
+    sort_keys, skipkeys, allow_nan), or None where _json differs (another version or
+    interpreter): a probe object must come out as json writes it."""
+    if not _ENCODER:
+        encode = None
+        try:
+            from _json import encode_basestring, make_encoder  # noqa: PLC0415
+
+            candidate = make_encoder(
+                {}, _not_json, encode_basestring, None, ": ", ", ", False, False, True
+            )
+            probe = {"a": [1, -2.5, 1e300, None, True, False, "é\n\"\u2028"], "b": {}, "c": []}
+            if "".join(candidate(probe, 0)) == (
+                '{"a": [1, -2.5, 1e+300, null, true, false, "é\\n\\"\u2028"], "b": {}, "c": []}'
+            ):
+                encode = candidate
+        except (ImportError, TypeError, ValueError):
+            encode = None
+        _ENCODER.append(encode)
+    return _ENCODER[0]
 
 
 def default_lang() -> str:
@@ -159,6 +272,10 @@ def with_machine_params(result: Any, machine: dict[str, str]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.file or args.check or args.text == ["-"]:
+        import gc  # noqa: PLC0415
+
+        gc.enable()  # the CLI turns it off for a short explain; a long run collects as usual
     lang = args.lang or default_lang()
     result = _explain(args)
     checks = None
@@ -171,8 +288,7 @@ def run(args: argparse.Namespace) -> int:
         result = with_machine_params(result, machine)
     code = ExitCode.OK if result.top else ExitCode.PROBLEMS_FOUND
     if args.json:
-        json.dump(to_json(result, args.top, lang, checks), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(dumps(to_json(result, args.top, lang, checks)) + "\n")
         return int(code)
     from rocmfix.commands._explain_render import render
 

@@ -149,7 +149,8 @@ def _kb_offers(
         if raw.action and missing:
             hint = "" if args.from_log else "; try --from-log FILE"
             offers.append((number, raw.action, f"not offered: needs {', '.join(missing)}{hint}"))
-        for fix in render_fixes((raw,), params):
+        # the human listing reads the entry's own Chinese text; JSON stays English
+        for fix in render_fixes((raw,), params, "en" if args.json else _LANG()):
             if fix.action is None:
                 manual.append((number, fix.text + "".join(f"\n    {c}" for c in fix.commands)))
                 continue
@@ -240,7 +241,7 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
         if args.json:
             _print_json([(1, plan.action, plan)], [], None)
         return int(ExitCode.OK)
-    if not args.yes and not confirm(f"Apply these {len(plan.steps)} change(s)?"):
+    if not args.yes and not confirm(_words(f"Apply these {len(plan.steps)} change(s)?")):
         _say("nothing was changed.")
         if args.json:
             _print_json([(1, plan.action, plan)], [], None)
@@ -249,7 +250,7 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
     if args.json:
         _print_json([(1, plan.action, plan)], [], record.id)
     else:
-        print(f"applied {record.id}; undo with: rocmfix undo {record.id}")
+        print(_words(f"applied {record.id}; undo with: rocmfix undo {record.id}"))
     return _verify(ctx) if args.verify else int(ExitCode.OK)
 
 
@@ -258,11 +259,11 @@ def _verify(ctx: Context) -> int:
 
     result = run_verify(python=ctx.python, level="standard")  # the same level as the TUI's
     if result.ok:
-        print("verify: recovered (the GPU test passes)")
+        print(_words("verify: recovered (the GPU test passes)"))
         return int(ExitCode.OK)
     failure = result.failure
     why = f"{failure.stage}: {failure.message}" if failure else "unknown failure"
-    print(f"verify: not recovered ({why})")
+    print(_words(f"verify: not recovered ({why})"))
     return int(ExitCode.PROBLEMS_FOUND)
 
 
@@ -273,8 +274,21 @@ def confirm(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def _LANG() -> str:  # noqa: N802 - read at call time, so a test's locale counts
+    from rocmfix._lang import locale_lang
+
+    return locale_lang()
+
+
+def _words(line: str) -> str:
+    """A line rocmfix writes around a plan, in the session's language."""
+    from rocmfix.i18n_results import plan_line
+
+    return plan_line(line, _LANG())
+
+
 def _say(text: str) -> None:
-    print(text, file=sys.stderr)
+    print(_words(text), file=sys.stderr)
 
 
 def _show(offers: list[Offer], manual: list[tuple[int, str]]) -> None:
@@ -290,16 +304,16 @@ def _show(offers: list[Offer], manual: list[tuple[int, str]]) -> None:
     for n, _, label, plan in sorted(shown, key=lambda item: (item[0], item[1])):
         if plan is None:
             head = f"fix {n}, to do by hand:" if numbered else "to do by hand:"
-            console.print(head, style="bold", markup=False)
+            console.print(_words(head), style="bold", markup=False)
             console.print("  " + label, markup=False)
             continue
         if numbered:
-            console.print(f"fix {n}: {label}", style="bold", markup=False)
+            console.print(_words(f"fix {n}: {label}"), style="bold", markup=False)
         if isinstance(plan, str):
-            console.print(f"  {plan}", style="yellow", markup=False)
+            console.print(_words(f"  {plan}"), style="yellow", markup=False)
             continue
         for line in plan.render().splitlines():
-            console.print(line, style=_style(line), markup=False)
+            console.print(_words(line), style=_style(line), markup=False)
 
 
 def _style(line: str) -> str:

@@ -58,9 +58,11 @@ def require_terminal(reads_stdin: bool = False) -> None:
         if not (reads_stdin and name == "stdin") and not (stream and stream.isatty())
     ]
     if missing:
+        shown = ", ".join(missing)
         raise InputError(
-            f"the interactive session needs a terminal ({', '.join(missing)}"
-            f" {'is' if len(missing) == 1 else 'are'} not one)",
+            f"the interactive session needs a terminal ({shown} is not one)"
+            if len(missing) == 1
+            else f"the interactive session needs a terminal ({shown} are not one)",
             hint=NO_TTY_HINT,
         )
 

@@ -42,11 +42,15 @@ def run(args: argparse.Namespace) -> int:
             f"{record.id} ({record.action}) cannot be undone: {record.damage}",
             hint="nothing was changed; see `rocmfix history`",
         )
-    print(f"undo {record.id}: {record.action} ({record.status}, {record.time})")
+    from rocmfix._lang import locale_lang
+    from rocmfix.i18n_results import plan_line
+
+    lang = locale_lang()
+    print(plan_line(f"undo {record.id}: {record.action} ({record.status}, {record.time})", lang))
     for step in reversed(record.steps):
-        print(f"  {step.undo_text()}")
-    if not args.yes and not confirm("Undo these change(s)?"):
-        print("nothing was changed.", file=sys.stderr)
+        print(plan_line(f"  {step.undo_text()}", lang))
+    if not args.yes and not confirm(plan_line("Undo these change(s)?", lang)):
+        print(plan_line("nothing was changed.", lang), file=sys.stderr)
         return int(ExitCode.PROBLEMS_FOUND)
     from rocmfix.actions.journal import backup_dir
 
@@ -57,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
     except ChangedSinceError as err:
         print(err.details, file=sys.stderr)
         raise
-    print(f"undone {undone.id}")
+    print(plan_line(f"undone {undone.id}", lang))
     kept = sorted(set(keep.glob("*.newer")) - before) if keep.is_dir() else []
     for path in kept:
         # --force: the lines written after the fix are not lost; say where they are
-        print(f"  the version edited since the fix is kept at {path}")
+        print(plan_line(f"  the version edited since the fix is kept at {path}", lang))
     return int(ExitCode.OK)

@@ -138,19 +138,23 @@ def run(args: argparse.Namespace) -> int:
         # rich is imported only for the table: --json stays quick to start.
         from rich.console import Console
 
+        from rocmfix._lang import locale_lang
         from rocmfix.verify.render import render
 
-        with _live_progress(args.level) as on_stage:
+        lang = locale_lang()
+        with _live_progress(args.level, lang) as on_stage:
             result = run_verify(args.python, args.timeout, args.device, on_stage, **common)
         console = Console(highlight=False)
-        console.print(render(result))
+        console.print(render(result, lang))
         if not result.ok and not amd_gpu_present():
-            console.print(NO_AMD_GPU, style="yellow")
+            from rocmfix.i18n_results import verify_word
+
+            console.print(NO_AMD_GPU if lang != "zh" else verify_word(lang, "no_amd_gpu"), style="yellow")
     return int(ExitCode.OK if result.ok else ExitCode.PROBLEMS_FOUND)
 
 
 @contextmanager
-def _live_progress(level: str) -> Iterator[Callable[[StageEvent], None] | None]:
+def _live_progress(level: str, lang: str = "en") -> Iterator[Callable[[StageEvent], None] | None]:
     """A spinner on stderr naming the running stage; nothing when stderr is not a terminal."""
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -159,17 +163,22 @@ def _live_progress(level: str) -> Iterator[Callable[[StageEvent], None] | None]:
     if not err.is_terminal:
         yield None
         return
+    from rocmfix.i18n_results import stage, verify_word
+
     order = list(LEVELS[level].stages)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task(f"running: {STAGES['import']}", total=None)
+        first = stage("import", STAGES["import"], lang)
+        task = progress.add_task(verify_word(lang, "running", stage=first), total=None)
 
         def on_stage(event: StageEvent) -> None:
             mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
             where = f" (GPU {event.device})" if event.device is not None else ""
-            progress.console.print(f"{mark} {event.label}{where}  {event.seconds:.2f}s")
+            label = stage(event.stage, event.label, lang)
+            progress.console.print(f"{mark} {label}{where}  {event.seconds:.2f}s")
             later = order[order.index(event.stage) + 1 :] if event.stage in order else []
             if event.ok and later:
-                progress.update(task, description=f"running: {STAGES[later[0]]}")
+                running = verify_word(lang, "running", stage=stage(later[0], STAGES[later[0]], lang))
+                progress.update(task, description=running)
 
         yield on_stage

@@ -16,18 +16,17 @@ path, size and mtime and by the rocmfix version, so an edited YAML is re-read.
 
 from __future__ import annotations
 
-import errno
 import os
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from _collections_abc import Mapping  # collections.abc.Mapping itself, without collections
 
-from rocmfix import __version__, safeio
+from rocmfix import __version__, _rx
 from rocmfix._quick import PickleError, pickle_load, sha256
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
 
@@ -40,7 +39,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(name)
 
 
-_PLACEHOLDER_RE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+_PLACEHOLDER_RE = _rx.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -86,6 +85,10 @@ def _cache_dir() -> str:
 
 def read_kb_file(path: str | Path) -> tuple[Entry, ...]:
     """Read and validate one KB file. Raises KbError for any problem."""
+    import errno  # noqa: PLC0415 - a cache hit reads no YAML
+
+    from rocmfix import safeio  # noqa: PLC0415
+
     try:
         # Opened non-blocking and checked on the descriptor: a kb.d entry that is a
         # FIFO or a link to /dev/zero must not hang or exhaust memory.

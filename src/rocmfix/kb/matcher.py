@@ -27,12 +27,8 @@ related". Ordering is deterministic: confidence, then priority, then id.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
-from functools import cached_property
-
 from rocmfix import _rx
-from rocmfix._record import field, record, replace
+from rocmfix._record import cached_property, field, record, replace
 from rocmfix.extract import (
     Excerpt,
     clean_line,
@@ -45,8 +41,10 @@ from rocmfix.kb import symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+TYPE_CHECKING = False  # typing, re and collections are not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
 CONFIDENT = 0.5
@@ -58,7 +56,7 @@ _AMD_CONTEXT = _rx.compile(
     r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
     r"\bRX ?\d{3,4}(?:XTX?|GRE|M|S)?\b|\b[5-9]\d{2}0 ?XTX?\b",
-    re.IGNORECASE,
+    _rx.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
@@ -172,8 +170,8 @@ class _CompiledEntry:
 
 
 def _compile(sig: Signature) -> re.Pattern[str]:
-    source = re.escape(sig.pattern) if sig.literal else sig.pattern
-    return _rx.compile(source, re.IGNORECASE if sig.ignore_case else 0)
+    source = _rx.escape(sig.pattern) if sig.literal else sig.pattern
+    return _rx.compile(source, _rx.IGNORECASE if sig.ignore_case else 0)
 
 
 class _Gate:
@@ -219,7 +217,7 @@ class _LazyRx:
 
     @property
     def pattern(self) -> str:
-        return re.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
+        return _rx.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
 
     def search(self, text: str) -> re.Match[str] | None:
         gate = self.gate
@@ -317,7 +315,7 @@ class Matcher:
         self._gate = _Gate()
         self._entries = tuple(_CompiledEntry(e, self._gate) for e in kb.entries)
         self._by_id = {e.id: e for e in kb.entries}
-        self._symptoms = symptoms.SymptomIndex(kb.entries)
+        self._symptoms = symptoms.SymptomIndex(kb.entries, use_cache=True)
 
     @cached_property
     def _engine(self):  # type: ignore[no-untyped-def]  # engine types are private to extract
@@ -325,7 +323,7 @@ class Matcher:
         for ce in self._entries:
             for sig in (*ce.entry.signatures, *ce.entry.excludes):
                 pats.append(
-                    (re.escape(sig.pattern) if sig.literal else sig.pattern, sig.ignore_case)
+                    (_rx.escape(sig.pattern) if sig.literal else sig.pattern, sig.ignore_case)
                 )
         pats.append((_NVIDIA_CONTEXT.pattern, False))
         return make_engine(pats)

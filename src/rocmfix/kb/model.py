@@ -7,10 +7,12 @@ always present; :meth:`Entry.text` falls back to English.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from rocmfix import _rx
 from rocmfix._record import field, record
+
+TYPE_CHECKING = False  # typing and collections are not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 SEVERITIES = ("error", "benign")
 RISKS = ("low", "medium", "high")

@@ -19,21 +19,18 @@ never at every line of it.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from array import array
-from bisect import bisect_left
-from collections import Counter
-from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from itertools import accumulate
 
 from rocmfix import _rx
 from rocmfix._record import record
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
+TYPE_CHECKING = False  # typing, json and collections are not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
     from typing import Any
 
@@ -86,20 +83,31 @@ def _words(text: str) -> list[str]:
 
 def features(text: str) -> Counter[str]:
     """Raw counts of the ranker's features in ``text`` (the training uses this too)."""
+    from collections import Counter  # noqa: PLC0415 - inference counts in a dict
+
+    return Counter(_feature_counts(text))
+
+
+def _feature_counts(text: str) -> dict[str, int]:
+    """:func:`features` as a plain dict: the same counts in the same order."""
     words = _words(text[-MAX_CHARS:])
-    counts: Counter[str] = Counter()
+    counts: dict[str, int] = {}
+    get = counts.get
     prev = ""
     for w in words:
-        counts["w:" + w] += 1
+        key = "w:" + w
+        counts[key] = get(key, 0) + 1
         if prev:
-            counts["b:" + prev + " " + w] += 1
+            key = "b:" + prev + " " + w
+            counts[key] = get(key, 0) + 1
         prev = w
         if w[0] < "\u3400":  # character n-grams for Latin words (digits folded)
             padded = " " + _DIGITS.sub("0", w) + " "
             n = len(padded)
             for k in (3, 4, 5):
                 for i in range(n - k + 1):
-                    counts["c:" + padded[i : i + k]] += 1
+                    key = "c:" + padded[i : i + k]
+                    counts[key] = get(key, 0) + 1
     return counts
 
 
@@ -248,6 +256,8 @@ def write_artifact(
         table[name] = [offset, len(raw)]
         blobs.append(raw)
         offset += len(raw)
+    import json  # noqa: PLC0415
+
     head = json.dumps({**header, "schema": SCHEMA, "sections": table}, sort_keys=True).encode()
     body = MAGIC + len(head).to_bytes(4, "little") + head + b"".join(blobs)
     import os  # noqa: PLC0415  (training only: keep the inference import lean)
@@ -271,12 +281,18 @@ def write_artifact(
 class Ranker:
     """The trained model: ``probabilities(text)``, ``combine(...)`` and ``similar(...)``."""
 
-    def __init__(self, blob: bytes):
-        if blob[: len(MAGIC)] != MAGIC:
-            raise ValueError("not a rocmfix ranker artifact")
+    def __init__(self, blob: bytes, header: Mapping[str, Any] | None = None):
+        """``header``: the artifact's JSON header already parsed (the index cache keeps
+        it, checked against the header's bytes); None parses it here."""
+        self._head = _head_bytes(blob)
         n = len(MAGIC)
-        size = int.from_bytes(blob[n : n + 4], "little")
-        data = json.loads(blob[n + 4 : n + 4 + size])
+        size = len(self._head)
+        if header is None:
+            import json  # noqa: PLC0415
+
+            header = json.loads(self._head)
+        data = dict(header)  # type: ignore[arg-type]
+        self._header = data
         if data.get("schema") != SCHEMA:
             raise ValueError(f"not a {SCHEMA} artifact")
         base = n + 4 + size
@@ -298,9 +314,15 @@ class Ranker:
 
         self.classes: list[str] = list(data["classes"])
         self.meta: dict[str, Any] = dict(data.get("meta", {}))
-        self._vocab: list[str] = section("vocab").decode("utf-8").split("\n")
+        # The vocabulary stays one UTF-8 block (a line per feature, sorted): a one-line
+        # explain looks up a few hundred features, through an index kept in the user
+        # cache (see _attach_index), and never needs 20,000 string objects.
+        self._vocab_raw: bytes = section("vocab")
+        self._n_vocab = self._vocab_raw.count(b"\n") + 1
+        self._vocab_list: list[str] | None = None
         self._idf = section("idf")
-        self._w_ptr = [0, *accumulate(section("w_cnt"))]
+        self._w_cnt = section("w_cnt")
+        self._w_ptr_list: Any = None
         self._w_cls = section("w_cls")
         self._w_val = section("w_val")
         self._w_scale = float(data["w_scale"])
@@ -313,10 +335,13 @@ class Ranker:
         self._c_val = section("c_val")
         self._cases_raw = section("cases")
         self._cases_list: list[dict[str, str]] | None = None
+        self._slots: Any = None  # the vocabulary index (see _attach_index)
+        self._voff: Any = None
+        self._by_label: dict[str, bytes] | None = None
         if not (
-            len(self._idf) == len(self._vocab)
-            and len(self._w_ptr) == len(self._vocab) + 1
-            and self._w_ptr[-1] == len(self._w_cls) == len(self._w_val)
+            len(self._idf) == self._n_vocab
+            and len(self._w_cnt) == self._n_vocab
+            and sum(self._w_cnt) == len(self._w_cls) == len(self._w_val)
             and len(self.classes) == len(self._bias)
             # every class index names a class: deleting the valid bytes leaves none (in C)
             and not self._w_cls.tobytes().translate(None, bytes(range(min(len(self.classes), 256))))
@@ -327,20 +352,128 @@ class Ranker:
             raise ValueError("ranker artifact: combiner does not fit this rocmfix")
 
     @property
+    def _vocab(self) -> list[str]:
+        """The features, sorted (a list, for code that walks them all)."""
+        if self._vocab_list is None:
+            self._vocab_list = self._vocab_raw.decode("utf-8").split("\n")
+        return self._vocab_list
+
+    @property
+    def _w_ptr(self) -> Any:
+        """Per feature, where its (class, weight) pairs start: prefix sums of ``w_cnt``."""
+        if self._w_ptr_list is None:
+            self._w_ptr_list = [0, *accumulate(self._w_cnt)]
+        return self._w_ptr_list
+
+    @property
     def _cases(self) -> list[dict[str, str]]:
         """Similar-case metadata, parsed on first use (a plain explain never needs it)."""
         if self._cases_list is None:
+            import json  # noqa: PLC0415
+
             cases = json.loads(self._cases_raw.decode("utf-8"))
             if len(cases) + 1 != len(self._c_ptr):
                 raise ValueError("ranker artifact: case index disagrees with its cases")
-            if max(self._c_term, default=0) >= max(len(self._vocab), 1):
+            if max(self._c_term, default=0) >= max(self._n_vocab, 1):
                 raise ValueError("ranker artifact: a case names a feature out of range")
             self._cases_list = cases
         return self._cases_list
 
+    def _label_cases(self, label: str) -> list[tuple[int, str, str, str, str]]:
+        """The cases of ``label`` in artifact order: (number, id, url, thread, resolution)."""
+        if self._by_label is not None:
+            import marshal  # noqa: PLC0415 - built in
+
+            raw = self._by_label.get(label)
+            return marshal.loads(raw) if raw else []
+        return [
+            (n, c["id"], c["url"], c["thread"], c["resolution"])
+            for n, c in enumerate(self._cases)
+            if c["label"] == label
+        ]
+
+    # ---------------------------------------------------------------- the index
+
+    def index_sections(self) -> dict[str, Any]:
+        """What :func:`_attach_index` keeps in the cache: an open-addressing table of the
+        vocabulary (slot -> feature number, -1 empty), each feature's offset in the UTF-8
+        block, the weight pointers, and each label's similar cases, marshalled apart.
+
+        Raises ValueError when the artifact's case index is damaged (checked here once).
+        """
+        import marshal  # noqa: PLC0415
+
+        bits = max(4, (2 * self._n_vocab - 1).bit_length())  # load factor <= 1/2
+        slots = array("i", [-1]) * (1 << bits)
+        voff = array("I", [0])
+        pos = 0
+        raw = self._vocab_raw
+        for i in range(self._n_vocab):
+            end = raw.find(b"\n", pos)
+            end = len(raw) if end < 0 else end
+            j = _slot(raw[pos:end], bits)
+            while slots[j] >= 0:
+                j = (j + 1) & ((1 << bits) - 1)
+            slots[j] = i
+            pos = end + 1
+            voff.append(pos)
+        by_label: dict[str, list[tuple[int, str, str, str, str]]] = {}
+        for n, c in enumerate(self._cases):
+            by_label.setdefault(c["label"], []).append(
+                (n, c["id"], c["url"], c["thread"], c["resolution"])
+            )
+        return {
+            "head": self._head,
+            "header": self._header,
+            "bits": bits,
+            "slots": slots.tobytes(),
+            "voff": voff.tobytes(),
+            "w_ptr": array("I", self._w_ptr).tobytes(),
+            "cases": {k: marshal.dumps(v) for k, v in by_label.items()},
+        }
+
+    def use_index(self, index: Mapping[str, Any]) -> bool:
+        """Adopt an index from :meth:`index_sections` if it is this artifact's; else False."""
+        try:
+            if index["head"] != self._head:
+                return False
+            slots, voff, w_ptr = array("i"), array("I"), array("I")
+            slots.frombytes(index["slots"])
+            voff.frombytes(index["voff"])
+            w_ptr.frombytes(index["w_ptr"])
+            bits = int(index["bits"])
+            cases = dict(index["cases"])
+        except (KeyError, TypeError, ValueError):
+            return False
+        if (
+            len(slots) != 1 << bits
+            or len(voff) != self._n_vocab + 1
+            or len(w_ptr) != self._n_vocab + 1
+            or voff[-1] != len(self._vocab_raw) + 1
+        ):
+            return False
+        self._slots, self._voff, self._bits = slots, voff, bits
+        self._w_ptr_list = w_ptr
+        self._by_label = cases
+        return True
+
     # ---------------------------------------------------------------- vectors
 
     def _lookup(self, feat: str) -> int:
+        slots = self._slots
+        if slots is not None:
+            raw, voff, bits = self._vocab_raw, self._voff, self._bits
+            key = feat.encode("utf-8")
+            j = _slot(key, bits)
+            while True:
+                i = slots[j]
+                if i < 0:
+                    return -1
+                if raw[voff[i] : voff[i + 1] - 1] == key:
+                    return i
+                j = (j + 1) & ((1 << bits) - 1)
+        from bisect import bisect_left  # noqa: PLC0415 - without the index only
+
         vocab = self._vocab
         i = bisect_left(vocab, feat)
         return i if i < len(vocab) and vocab[i] == feat else -1
@@ -349,7 +482,7 @@ class Ranker:
         """Sparse, L2-normalised TF-IDF vector of ``text`` over the vocabulary."""
         vec: dict[int, float] = {}
         idf = self._idf
-        for feat, n in features(without_chatter(text)).items():
+        for feat, n in _feature_counts(without_chatter(text)).items():
             i = self._lookup(feat)
             if i >= 0:
                 vec[i] = (1.0 + math.log(n)) * idf[i]
@@ -361,7 +494,8 @@ class Ranker:
 
     def probabilities(self, text: str | Mapping[int, float]) -> dict[str, float]:
         """P(label | text) over the classes (``none`` included): softmax of the scores."""
-        vec = self.vector(text) if isinstance(text, str) else text
+        # the same region's similar cases come next: its vector is kept for them
+        vec = self._cached_vector(text) if isinstance(text, str) else text
         scores = list(self._bias)
         ptr, cls, val, scale = self._w_ptr, self._w_cls, self._w_val, self._w_scale
         for i, x in vec.items():
@@ -409,9 +543,10 @@ class Ranker:
         vec = self._cached_vector(text) if isinstance(text, str) else text
         skip = set(exclude_threads)
         ptr, term, val = self._c_ptr, self._c_term, self._c_val
-        scored: list[tuple[float, int]] = []
-        for n, case in enumerate(self._cases):
-            if case["label"] != label or case["thread"] in skip:
+        scored: list[tuple[float, int, tuple[int, str, str, str, str]]] = []
+        for case in self._label_cases(label):
+            n = case[0]
+            if case[3] in skip:
                 continue
             score = 0.0
             for k in range(ptr[n], ptr[n + 1]):
@@ -419,21 +554,20 @@ class Ranker:
                 if x is not None:
                     score += x * val[k] / 32767.0
             if score >= min_score:
-                scored.append((score, n))
+                scored.append((score, n, case))
         scored.sort(key=lambda t: (-t[0], t[1]))
         out: list[Similar] = []
         seen: set[str] = set()
-        for score, n in scored:
-            case = self._cases[n]
-            if case["thread"] in seen:
+        for score, _n, (_, case_id, url, thread, resolution) in scored:
+            if thread in seen:
                 continue
-            seen.add(case["thread"])
+            seen.add(thread)
             out.append(
                 Similar(
-                    id=case["id"],
-                    url=case["url"],
-                    label=case["label"],
-                    resolution=case["resolution"],
+                    id=case_id,
+                    url=url,
+                    label=label,
+                    resolution=resolution,
                     score=min(score, 1.0),
                 )
             )
@@ -462,13 +596,122 @@ def read_artifact(path: str | Path) -> Ranker:
         return Ranker(fh.read())
 
 
-@lru_cache(maxsize=1)
+def _head_bytes(blob: bytes) -> bytes:
+    """The artifact's JSON header, as bytes."""
+    if blob[: len(MAGIC)] != MAGIC:
+        raise ValueError("not a rocmfix ranker artifact")
+    n = len(MAGIC)
+    size = int.from_bytes(blob[n : n + 4], "little")
+    head = bytes(blob[n + 4 : n + 4 + size])
+    if len(head) != size:
+        raise ValueError("ranker artifact is truncated")
+    return head
+
+
+def _slot(key: bytes, bits: int) -> int:
+    """Where ``key`` (a feature, UTF-8) starts probing in a table of ``2**bits`` slots.
+
+    ``hash`` of an int is not salted per process (a str's is): the key's bytes as an
+    integer, hashed, then spread by a Fibonacci multiplication to the top ``bits``.
+    """
+    h = hash(int.from_bytes(key, "little")) & 0xFFFFFFFFFFFFFFFF
+    return ((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> (64 - bits)
+
+
+def _index_path(path: str) -> str | None:
+    """The index cache file for the artifact at ``path``, keyed by its stamp."""
+    import os  # noqa: PLC0415
+
+    from rocmfix import __version__  # noqa: PLC0415
+    from rocmfix._quick import sha256  # noqa: PLC0415
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = f"ranker-index-1\0{__version__}\0{sys.hash_info.modulus}\0{sys.byteorder}\0"
+    stamp += f"{os.path.realpath(path)}\0{st.st_size}\0{st.st_mtime_ns}"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rocmfix", f"ranker-{sha256(stamp.encode()).hexdigest()[:32]}.marshal")
+
+
+def _read_index(cache: str) -> dict[str, Any] | None:
+    import marshal  # noqa: PLC0415 - built in
+
+    try:
+        with open(cache, "rb") as fh:
+            index = marshal.loads(fh.read())  # our own cache file (one read, see rocmfix._rx)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return index if isinstance(index, dict) else None
+
+
+def _write_index(cache: str, index: Mapping[str, Any]) -> None:
+    import marshal  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    tmp = f"{cache[: -len('.marshal')]}.tmp{os.getpid()}"
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        with open(tmp, "wb") as fh:
+            marshal.dump(dict(index), fh)
+        os.replace(tmp, cache)
+    except (OSError, ValueError):  # a read-only cache only costs speed
+        import contextlib  # noqa: PLC0415
+
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def load_with_index(path: str) -> Ranker:
+    """The artifact at ``path`` with its vocabulary index and parsed header from the user
+    cache, both built and stored on a miss.
+
+    The cache is keyed by the artifact's path, size and mtime and checked against the
+    artifact's header bytes, so a retrained artifact never meets an old index; a cache
+    that cannot be read or written only costs speed.
+    """
+    with open(path, "rb") as fh:
+        blob = fh.read()
+    head = _head_bytes(blob)
+    cache = _index_path(path)
+    index = _read_index(cache) if cache else None
+    if index is not None and index.get("head") == head:
+        try:
+            cached = Ranker(blob, header=index.get("header"))
+        except (KeyError, TypeError, ValueError):  # a damaged cache: build it anew
+            cached = None
+        if cached is not None and cached.use_index(index):
+            return cached
+    model = Ranker(blob)
+    try:
+        index = model.index_sections()
+    except ValueError:  # a damaged case index: similar() says so when asked
+        return model
+    model.use_index(index)
+    if cache:
+        _write_index(cache, index)
+    return model
+
+
+_DEFAULT: list[Ranker | None] = []
+
+
 def default_ranker() -> Ranker | None:
     """The shipped model, loaded on first use; ``None`` when it is missing or unreadable."""
-    try:
-        return read_artifact(_artifact_file())
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    if not _DEFAULT:
+        try:
+            _DEFAULT.append(load_with_index(_artifact_file()))
+        except (OSError, ValueError, KeyError, TypeError):
+            _DEFAULT.append(None)
+    return _DEFAULT[0]
+
+
+def _forget_default() -> None:
+    _DEFAULT.clear()
+
+
+default_ranker.cache_clear = _forget_default  # type: ignore[attr-defined]  # as lru_cache had it
 
 
 def similar_cases(explanation: Any, entry_id: str, limit: int = 3) -> list[Similar]:

@@ -10,8 +10,7 @@ never smuggle shell syntax into a fix; a value that fails its shape is dropped.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from _collections_abc import Mapping  # collections.abc.Mapping itself, without collections
 
 from rocmfix import _rx
 from rocmfix._record import record
@@ -19,6 +18,9 @@ from rocmfix.kb.model import Fix, pick
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable
+
     from rocmfix import compat
 
 

@@ -10,24 +10,48 @@ several entries well names none of them with confidence.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from functools import cached_property
 
 from rocmfix import _rx
-from rocmfix.kb.model import Entry
+from rocmfix._record import cached_property
+
+TYPE_CHECKING = False  # typing and collections are not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rocmfix.kb.model import Entry
 
 MAX_CHARS = 400
 """Longer inputs are logs, not typed symptoms."""
 THRESHOLD = 70.0
 """Resemblance (0..100) below which an entry is not a candidate."""
 _GATE = THRESHOLD - 0.5  # an upper bound below this cannot reach THRESHOLD (float margin)
+_TABLES_VERSION = "symptom-tables-1"
+"""Bump when content_words, ascii_process or the tables' layout change (cache key)."""
 
 
 class SymptomIndex:
     """The symptom phrasings of a set of entries, ready for fuzzy lookups."""
 
-    def __init__(self, entries: Sequence[Entry]):
+    def __init__(self, entries: Sequence[Entry], *, use_cache: bool = False):
+        """``use_cache``: keep the derived tables (each symptom's words and tokens, the
+        idf) in the user cache, keyed by every entry's symptoms (a one-line explain
+        otherwise spends ~1.5 ms rebuilding them)."""
         self._entries = tuple(entries)
+        if use_cache:
+            self._from_cache()
+
+    def _from_cache(self) -> None:
+        from rocmfix._quick import cached  # noqa: PLC0415
+
+        key = [_TABLES_VERSION]
+        for e in self._entries:
+            key.append("\x1e".join(e.symptoms))
+        flat, idf, gate = cached(
+            "symptoms",
+            "\x1f".join(key).encode("utf-8", "surrogatepass"),
+            lambda: (self._flat, self._idf, self._gate_tokens),
+        )
+        self.__dict__.update(_flat=flat, _idf=idf, _gate_tokens=gate)
 
     @cached_property
     def _idf(self) -> dict[str, float]:
@@ -72,11 +96,12 @@ class SymptomIndex:
         if not text.isascii() or self._may_reach(frozenset(tokens), settled):
             self._char_scores(text, best)
         idf = self._idf
+        rare = max(idf.values(), default=1.0)  # once, not once per symptom
         for i, _symptom, sym_words in flat:
             if words.isdisjoint(sym_words):
                 continue  # no shared word: the overlap is 0
             # Half the weighted words shared is as telling as a 70% character match.
-            cosine = overlap(words, sym_words, idf)
+            cosine = overlap(words, sym_words, idf, rare)
             if cosine >= 0.5:
                 best[i] = max(best[i], 70 + (cosine - 0.5) * 60)
         return {self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD}
@@ -289,11 +314,18 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def overlap(query: frozenset[str], symptom: frozenset[str], idf: Mapping[str, float]) -> float:
-    """Cosine of rarity-weighted word sets; unknown query words count as rare."""
+def overlap(
+    query: frozenset[str],
+    symptom: frozenset[str],
+    idf: Mapping[str, float],
+    rare: float | None = None,
+) -> float:
+    """Cosine of rarity-weighted word sets; unknown query words count as rare
+    (``rare``: the largest idf, when the caller has it already)."""
     if not query or not symptom:
         return 0.0
-    rare = max(idf.values(), default=1.0)
+    if rare is None:
+        rare = max(idf.values(), default=1.0)
     q = {w: idf.get(w, rare) for w in query}
     s = {w: idf.get(w, rare) for w in symptom}
     shared = sum(q[w] * s[w] for w in query & symptom)

@@ -50,13 +50,16 @@ def evidence_in_context(text: str, lines: tuple[int, ...], around: int = CONTEXT
     return out
 
 
-def fix_option(n: int, fix: Any) -> Option:
+def fix_option(n: int, fix: Any, lang: str = "en") -> Option:
     """A fix as the list shows it: number, what it does, action or manual, risk."""
+    from rocmfix.i18n_results import risk
+
     label = Text()
-    kind = f"[{fix.action}]" if fix.action else "[by hand]"
+    kind = f"[{fix.action}]" if fix.action else _t(lang, "by_hand")
     label.append(f"{n}. {kind} ", style="bold" if fix.action else "")
     label.append(fix.text)
-    label.append(f"  risk {fix.risk}{' · root' if fix.root else ''}", style="dim")
+    root = f" · {_t(lang, 'root')}" if fix.root else ""
+    label.append(f"  {_t(lang, 'risk')} {risk(fix.risk, lang)}{root}", style="dim")
     for command in fix.commands:
         label.append(f"\n     $ {command}", style="italic")
     return Option(label, id=f"fix-{n}")
@@ -78,6 +81,18 @@ TEXTS: dict[str, dict[str, str]] = {
         "confidence": "confidence",
         "by_signature": "matched by signature",
         "by_description": "matched your description",
+        "by_hand": "[by hand]",
+        "risk": "risk",
+        "root": "root",
+        "manual": "This one is done by hand: run the commands shown.",
+        "manual_title": "Manual step",
+        "unknown_value": "A value this fix needs is unknown (shown as <name>).",
+        "no_check": "This cause names no check to run.",
+        "checking": "Checking {machine}…",
+        "checking_n": "Checking… {done}/{total}",
+        "confirmed": "CONFIRMED on this machine by {ids}",
+        "ruled_out": "RULED OUT by {ids}",
+        "neither": "Neither confirmed nor ruled out by these checks.",
     },
     "zh": {
         "caveat": "注意：",
@@ -94,12 +109,25 @@ TEXTS: dict[str, dict[str, str]] = {
         "confidence": "可信度",
         "by_signature": "由错误特征匹配",
         "by_description": "由你的描述匹配",
+        "by_hand": "[手动]",
+        "risk": "风险",
+        "root": "需要 root",
+        "manual": "这一项需要手动完成：请运行显示的命令。",
+        "manual_title": "手动步骤",
+        "unknown_value": "这项修复需要的一个值未知（显示为 <name>）。",
+        "no_check": "这个原因没有可运行的检查。",
+        "checking": "正在检查{machine}…",
+        "checking_n": "正在检查… {done}/{total}",
+        "confirmed": "本机的检查 {ids} 证实了这个原因",
+        "ruled_out": "检查 {ids} 排除了这个原因",
+        "neither": "这些检查既没有证实也没有排除这个原因。",
     },
 }
 
 
-def _t(lang: str, key: str) -> str:
-    return TEXTS.get(lang, TEXTS["en"]).get(key) or TEXTS["en"][key]
+def _t(lang: str, key: str, **values: Any) -> str:
+    text = TEXTS.get(lang, TEXTS["en"]).get(key) or TEXTS["en"][key]
+    return text.format(**values) if values else text
 
 
 class Prose(Static):
@@ -234,7 +262,7 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
         lang = self.app.session.lang  # type: ignore[attr-defined]
         self.fixes = render_fixes(self.entry.fixes, self._params(), lang)
         fixes = self.query_one("#fixes", OptionList)
-        fixes.add_options([fix_option(f.number, f) for f in self.fixes])
+        fixes.add_options([fix_option(f.number, f, lang) for f in self.fixes])
         if not self.fixes:
             fixes.add_option(Option(_t(lang, "no_fix"), disabled=True))
         actions = [n for n, f in enumerate(self.fixes) if f.action and f.complete]
@@ -248,22 +276,25 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
     def start_fix_flow(self, event: OptionList.OptionSelected) -> None:
         fix = self.fixes[event.option_index]
         if fix.action is None:
-            self.notify("This one is done by hand: run the commands shown.", title="Manual step")
+            lang = self.app.session.lang  # type: ignore[attr-defined]
+            self.notify(_t(lang, "manual"), title=_t(lang, "manual_title"))
             return
         if not fix.complete:
-            self.notify("A value this fix needs is unknown (shown as <name>).", severity="warning")
+            lang = self.app.session.lang  # type: ignore[attr-defined]
+            self.notify(_t(lang, "unknown_value"), severity="warning")
             return
         from rocmfix.screens.fix import FixScreen
 
         self.app.push_screen(FixScreen(fix, self.entry))
 
     def action_check(self) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
         if not self.entry.checks:
-            self.notify("This cause names no check to run.", severity="warning")
+            self.notify(_t(session.lang, "no_check"), severity="warning")
             return
         self.query_one("#check-results", Static).update(
-            "Checking " + self.app.session.machine_label + "…"
-        )  # type: ignore[attr-defined]
+            _t(session.lang, "checking", machine=session.machine_name(session.lang))
+        )
         self._results: list[Any] = []
         self._run_checks()
 
@@ -278,35 +309,38 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
     @on(CheckFinished)
     def show_check_progress(self, message: CheckFinished) -> None:
         self._results.append(message.result)
+        lang = self.app.session.lang  # type: ignore[attr-defined]
         self.query_one("#check-results", Static).update(
-            f"Checking… {len(self._results)}/{len(self.entry.checks)}"
+            _t(lang, "checking_n", done=len(self._results), total=len(self.entry.checks))
         )
 
     @on(ChecksDone)
     def show_verdict(self, message: ChecksDone) -> None:
         results = self.query_one("#check-results", Static)
-        results.update(verdict(self.entry.id, message.results))
+        results.update(verdict(self.entry.id, message.results, self.app.session.lang))  # type: ignore[attr-defined]
         self.call_after_refresh(self.query_one("#detail-body").scroll_to_widget, results)
 
 
-def verdict(entry_id: str, results: tuple[Any, ...]) -> Text:
+def verdict(entry_id: str, results: tuple[Any, ...], lang: str = "en") -> Text:
     """Each check's line, then whether the machine confirms or rules out ``entry_id``."""
     out = Text()
     confirmed = [r for r in results if entry_id in r.kb_ids]
     ruled_out = [r for r in results if entry_id in r.ruled_out]
     for r in results:
         out.append(f"{MARKS[r.status.value]} ", style=_STYLE[r.status.value])
-        out.append(f"{r.title}: {r.summary}\n")
+        from rocmfix import i18n_results as words
+
+        sep, fix = ("：", "修复：") if lang == "zh" else (": ", "fix: ")
+        out.append(f"{words.title(r.id, r.title, lang)}{sep}{words.summary(r.summary, lang)}\n")
         if r.fix and r.status.value in ("fail", "warn"):
-            out.append(f"    fix: {r.fix}\n", style="dim")
+            out.append(f"    {fix}{words.summary(r.fix, lang)}\n", style="dim")
     if confirmed:
-        out.append(
-            f"CONFIRMED on this machine by {', '.join(r.id for r in confirmed)}", style="bold red"
-        )
+        ids = ", ".join(r.id for r in confirmed)
+        out.append(_t(lang, "confirmed", ids=ids), style="bold red")
     elif ruled_out:
-        out.append(f"RULED OUT by {', '.join(r.id for r in ruled_out)}", style="bold green")
+        out.append(_t(lang, "ruled_out", ids=", ".join(r.id for r in ruled_out)), style="bold green")
     else:
-        out.append("Neither confirmed nor ruled out by these checks.", style="bold")
+        out.append(_t(lang, "neither"), style="bold")
     return out
 
 

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from rocmfix import i18n_results as results_zh
 from rocmfix.messages import CheckFinished, ChecksDone
 from rocmfix.screens.detail import _STYLE, MARKS
 from rocmfix.screens.keys import LocalKeys
@@ -40,6 +41,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         self.results: dict[str, Any] = {}
         self.running = False
         self._tick = 0
+        self._summary_text = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -59,6 +61,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_columns)
+        self.call_after_refresh(self._summary, self._summary_text)
 
     def _fit_columns(self) -> None:
         """Titles get what they need up to 40% of the width; the result column the rest.
@@ -71,8 +74,14 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         pad = 2 * table.cell_padding
         usable = table.scrollable_content_region.width or self.size.width
         available = usable - (1 + pad) - 2 * pad - 1
-        titles = self.app.session.check_titles().values()  # type: ignore[attr-defined]
-        longest = max((len(t) for t in titles), default=20)
+        from rich.cells import cell_len
+
+        lang = lang_of(self)
+        titles = [
+            results_zh.title(cid, title, lang)
+            for cid, title in self.app.session.check_titles().items()  # type: ignore[attr-defined]
+        ]
+        longest = max((cell_len(t) for t in titles), default=20)  # a Chinese character: 2 cells
         title_w = max(12, min(longest, int(available * 0.4)))
         widths = {"title": title_w, "summary": max(10, available - title_w)}
         for key, width in widths.items():
@@ -92,6 +101,7 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         table.clear()
         self.results = {}
         for cid, title in session.check_titles().items():
+            title = results_zh.title(cid, title, lang)
             table.add_row(Text(SPINNER[0]), title, Text(t(lang, "running"), style="dim"), key=cid)
         self.running = True
         self._summary(t(lang, "checking", machine=session.machine_name(lang)))
@@ -129,8 +139,10 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
             return
         table.update_cell(res.id, "mark", mark(res.status.value))
         style = "bold" if res.status.value in ("fail", "warn") else ""
-        table.update_cell(res.id, "summary", Text(res.summary, style=style))
         lang = lang_of(self)
+        table.update_cell(
+            res.id, "summary", Text(results_zh.summary(res.summary, lang), style=style)
+        )
         machine = self.app.session.machine_name(lang)  # type: ignore[attr-defined]
         self._summary(
             t(lang, "checking_n", machine=machine, done=len(self.results), total=table.row_count)
@@ -156,7 +168,15 @@ class DoctorScreen(ReportsWorkerErrors, Screen[None]):
         self._summary(line + t(lang, "enter_details"))
 
     def _summary(self, text: str) -> None:
-        self.query_one("#doctor-summary", Static).update(text)
+        # Textual breaks lines only at spaces: Chinese would break at "6 项" and leave
+        # ragged lines; it is wrapped between characters at the width instead
+        self._summary_text = text
+        shown = self.query_one("#doctor-summary", Static)
+        if lang_of(self) == "zh" and shown.size.width:
+            from rocmfix.commands._explain_render import wrap_cjk
+
+            text = wrap_cjk(text, shown.size.width)
+        shown.update(text)
 
     @on(DataTable.RowSelected, "#checks")
     def open_check(self, event: DataTable.RowSelected) -> None:
@@ -183,18 +203,20 @@ class CheckScreen(LocalKeys, Screen[None]):
         with VerticalScroll(id="check-body"):
             title = Text()
             title.append(MARKS[res.status.value] + " ", style=_STYLE[res.status.value])
-            title.append(res.title)
+            title.append(results_zh.title(res.id, res.title, lang))
             yield Label(title, classes="detail-title")
             yield Label(
                 f"{res.id} · {t(lang, 'status_' + res.status.value)} · {res.duration:.2f}s",
                 classes="detail-sub",
             )
-            yield Static(res.summary, classes="detail-summary", markup=False)
+            yield Static(
+                results_zh.summary(res.summary, lang), classes="detail-summary", markup=False
+            )
             if res.details:
                 yield Static(res.details, classes="detail-text", markup=False)
             if res.fix:
                 yield Label(t(lang, "fix"), classes="section")
-                yield Static(res.fix, markup=False)
+                yield Static(results_zh.summary(res.fix, lang), markup=False)
             if res.evidence:
                 yield Label(t(lang, "evidence"), classes="section")
                 yield Static(

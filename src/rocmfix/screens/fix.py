@@ -24,14 +24,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Log, Static
 
 from rocmfix.errors import ActionError
+from rocmfix.i18n_results import risk
 from rocmfix.messages import FixApplied, FixOutput, FixUndone, PlanMade, VerifyDone
 from rocmfix.screens.modals import ConfirmModal, ErrorModal, ReportsWorkerErrors
 from rocmfix.screens.texts import lang_of, t
 from rocmfix.screens.verify import VerifyPanel
 
 
-def plan_text(plan: Any) -> Text:
-    """A plan's rendering with diff lines coloured and root steps marked."""
+def plan_text(plan: Any, lang: str = "en") -> Text:
+    """A plan's rendering with diff lines coloured and root steps marked (its headings and
+    notes in ``lang``; the diff and the commands exactly as they will be written and run)."""
+    from rocmfix.i18n_results import plan_line
+
     out = Text()
     for line in plan.render().splitlines():
         body = line.lstrip()
@@ -46,7 +50,7 @@ def plan_text(plan: Any) -> Text:
             style = "italic"
         if "[needs root]" in line:
             style = "bold yellow"
-        out.append(line + "\n", style=style)
+        out.append(plan_line(line, lang) + "\n", style=style)
     out.rstrip()
     return out
 
@@ -103,7 +107,7 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
             "fix_sub",
             cause=cause,
             action=self.fix.action,
-            risk=self.fix.risk,
+            risk=risk(self.fix.risk, lang_of(self)),
             target=self._target(),
             home=home,
         )
@@ -130,7 +134,7 @@ class FixScreen(ReportsWorkerErrors, Screen[None]):
             )
             return
         self.plan = message.plan
-        shown.update(plan_text(self.plan))
+        shown.update(plan_text(self.plan, lang_of(self)))
         if self.plan.changes_nothing:
             self._outcome(self._t("nothing_to_change"), "-ok")
         elif self._undone:

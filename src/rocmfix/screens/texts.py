@@ -157,7 +157,7 @@ ZH: dict[str, str] = {
     "no_peak": "（峰值未知）",
     "passed": "GPU 测试通过。",
     "failed": "GPU 测试失败。",
-    "failed_at": "GPU 测试在 {stage} 阶段失败（{kind}）：{message}",
+    "failed_at": "GPU 测试在{stage}阶段失败（{kind}）：{message}",
     "note": "注：",
     "recorded_note": "（录制结果：这是演示机器的结果，并非在本机运行）",
     "target_recorded": "显示演示机器的录制结果（本机没有 GPU）。按 p 换一个 Python。",

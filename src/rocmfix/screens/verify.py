@@ -19,6 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
+from rocmfix.i18n_results import summary
 from rocmfix.messages import VerifyDone, VerifyStage
 from rocmfix.screens.keys import LocalKeys
 from rocmfix.screens.modals import ReportsWorkerErrors
@@ -35,16 +36,25 @@ def stages_text(
     from rocmfix.verify import LEVELS, STAGES
 
     out = Text()
+    from rich.cells import cell_len
+
+    from rocmfix.i18n_results import stage
+
     for ev in events:
         mark, style = ("✓", "green") if ev.ok else ("✗", "bold red")
         where = f" gpu{ev.device}" if ev.device is not None else ""
         out.append(f"{mark} ", style=style)
-        out.append(f"{ev.label:<28}{where:<6}{ev.seconds:6.2f}s  ")
+        label = stage(ev.stage, ev.label, lang)
+        label += " " * max(0, 28 - cell_len(label))  # a Chinese character takes two cells
+        out.append(f"{label}{where:<6}{ev.seconds:6.2f}s  ")
         out.append(ev.detail[:30] + "\n", style="dim")
     if running:
         done = {ev.stage for ev in events}
         order = LEVELS[level].stages if level in LEVELS else tuple(STAGES)
-        nxt = next((STAGES[sid] for sid in order if sid not in done), t(lang, "finishing"))
+        nxt = next(
+            (stage(sid, STAGES[sid], lang) for sid in order if sid not in done),
+            t(lang, "finishing"),
+        )
         out.append(f"{SPINNER[tick % len(SPINNER)]} {nxt}…\n", style="bold")
     out.rstrip()
     return out
@@ -90,8 +100,15 @@ def outcome_text(result: Any, lang: str = "en") -> str:
     failure = result.failure
     if failure is None:
         return t(lang, "failed")
+    from rocmfix.i18n_results import FAILURE_KIND_ZH, stage
+
+    kind = FAILURE_KIND_ZH.get(failure.kind.value, failure.kind.value) if lang == "zh" else None
     return t(
-        lang, "failed_at", stage=failure.stage, kind=failure.kind.value, message=failure.message
+        lang,
+        "failed_at",
+        stage=stage(failure.stage, failure.stage, lang),
+        kind=kind or failure.kind.value,
+        message=failure.message,
     )
 
 
@@ -169,7 +186,7 @@ class VerifyPanel(ReportsWorkerErrors, Vertical):
         outcome = outcome_text(message.result, lang)
         notes = [n for n in message.result.notes if n]
         if notes:
-            outcome += "\n" + "\n".join(t(lang, "note") + n for n in notes)
+            outcome += "\n" + "\n".join(t(lang, "note") + summary(n, lang) for n in notes)
         if message.recorded:
             outcome += "\n" + t(lang, "recorded_note")
         self.query_one("#verify-outcome", Label).update(outcome)

@@ -11,20 +11,24 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from rocmfix.i18n_results import FAILURE_KIND_ZH, stage, summary, verify_word
 from rocmfix.verify.model import DTYPES, STAGES, VerifyResult
 
 
-def _stage_table(result: VerifyResult) -> Table:
-    table = Table(title="Stages", title_justify="left", expand=False)
-    table.add_column("stage")
-    table.add_column("gpu", justify="right")
+def _stage_table(result: VerifyResult, lang: str = "en") -> Table:
+    def w(key: str) -> str:
+        return verify_word(lang, key)
+
+    table = Table(title=w("stages"), title_justify="left", expand=False)
+    table.add_column(w("stage"))
+    table.add_column(w("gpu"), justify="right")
     table.add_column("", width=4)
-    table.add_column("time", justify="right")
-    table.add_column("detail", overflow="fold")
+    table.add_column(w("time"), justify="right")
+    table.add_column(w("detail"), overflow="fold")
     for st in result.stages:
-        mark = Text("ok", style="green") if st.ok else Text("FAIL", style="bold red")
+        mark = Text(w("ok"), style="green") if st.ok else Text(w("fail"), style="bold red")
         gpu = "" if st.device is None else str(st.device)
-        table.add_row(st.label, gpu, mark, f"{st.seconds:.2f}s", st.detail)
+        table.add_row(stage(st.stage, st.label, lang), gpu, mark, f"{st.seconds:.2f}s", st.detail)
     return table
 
 
@@ -37,11 +41,11 @@ def _rate(result: VerifyResult, index: int, dtype: str) -> str:
     return f"{got:.1f}" if ratio is None else f"{got:.1f} ({ratio:.0%})"
 
 
-def _device_table(result: VerifyResult) -> Table:
-    table = Table(title="Devices: TFLOPS (% of dense peak)", title_justify="left")
-    table.add_column("gpu", justify="right")
-    table.add_column("name", overflow="fold")
-    table.add_column("arch")
+def _device_table(result: VerifyResult, lang: str = "en") -> Table:
+    table = Table(title=verify_word(lang, "devices"), title_justify="left")
+    table.add_column(verify_word(lang, "gpu"), justify="right")
+    table.add_column(verify_word(lang, "name"), overflow="fold")
+    table.add_column(verify_word(lang, "arch"))
     for dtype in DTYPES:
         table.add_column(dtype, justify="right")
     for dev in result.devices:
@@ -50,45 +54,43 @@ def _device_table(result: VerifyResult) -> Table:
     return table
 
 
-def _failure_panel(result: VerifyResult) -> Panel:
+def _failure_panel(result: VerifyResult, lang: str = "en") -> Panel:
     f = result.failure
     assert f is not None  # only called for failed runs
     lines = Text()
-    kind = f.kind.value + (f" ({f.signal})" if f.signal else "")
-    lines.append(f"{kind} at {STAGES.get(f.stage, f.stage)}\n", style="bold red")
+    kind = FAILURE_KIND_ZH.get(f.kind.value, f.kind.value) if lang == "zh" else f.kind.value
+    kind += f" ({f.signal})" if f.signal else ""
+    where = stage(f.stage, STAGES.get(f.stage, f.stage), lang)
+    lines.append(verify_word(lang, "failed_at", kind=kind, stage=where) + "\n", style="bold red")
     lines.append(f.message + "\n")
     if f.kb_ids:
-        lines.append("explained by: ", style="bold")
+        lines.append(verify_word(lang, "explained"), style="bold")
         lines.append(", ".join(f.kb_ids) + "\n")
-        lines.append(f"details: rocmfix kb show {f.kb_ids[0]}\n", style="dim")
+        lines.append(verify_word(lang, "details", id=f.kb_ids[0]) + "\n", style="dim")
     if f.stderr_tail:
-        lines.append("last lines of stderr:\n", style="bold")
+        lines.append(verify_word(lang, "stderr") + "\n", style="bold")
         lines.append("\n".join(f"  {ln}" for ln in f.stderr_tail[-8:]) + "\n", style="dim")
     lines.rstrip()
-    return Panel(lines, title="verify failed", border_style="red", expand=False)
+    return Panel(lines, title=verify_word(lang, "failed"), border_style="red", expand=False)
 
 
-def render(result: VerifyResult) -> Group:
+def render(result: VerifyResult, lang: str = "en") -> Group:
     """The human report: stages, devices, failure or verdict, notes."""
     parts: list[RenderableType] = []
     torch = result.torch
     if torch.version:
         build = torch.hip and f"HIP {torch.hip}" or torch.cuda and f"CUDA {torch.cuda}" or "CPU"
         parts.append(Text(f"python {result.python}\ntorch {torch.version} ({build})"))
-    parts.append(_stage_table(result))
+    parts.append(_stage_table(result, lang))
     if result.devices:
-        parts.append(_device_table(result))
+        parts.append(_device_table(result, lang))
     for note in result.notes:
-        parts.append(Text(f"note: {note}", style="yellow"))
+        parts.append(Text(verify_word(lang, "note", note=summary(note, lang)), style="yellow"))
     for kb_id in result.kb_hints:
-        parts.append(Text(f"read: rocmfix kb show {kb_id}", style="yellow"))
+        parts.append(Text(verify_word(lang, "read", id=kb_id), style="yellow"))
     if result.failure is not None:
-        parts.append(_failure_panel(result))
+        parts.append(_failure_panel(result, lang))
     else:
-        parts.append(
-            Text(
-                f"GPU verified at level {result.level} in {result.elapsed:.1f}s",
-                style="bold green",
-            )
-        )
+        verified = verify_word(lang, "verified", level=result.level, seconds=result.elapsed)
+        parts.append(Text(verified, style="bold green"))
     return Group(*parts)

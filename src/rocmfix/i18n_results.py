@@ -1,0 +1,485 @@
+"""Chinese wording of the core's results: check titles and summaries, verify stages,
+fix-plan lines, risk levels and statuses.
+
+The core stays plain: probes, verify and actions produce English text with the
+values filled in, as before. The render layer (the CLI and the screens) passes
+that text through here in a Chinese session. Titles, stages and risks are
+looked up by id; summaries and plan lines are matched by shape like the
+error messages (``rocmfix.i18n_errors``), keeping every value (paths, gfx
+targets, versions, commands) as it was. A text with no entry stays English:
+it is still true, only not translated. English output is never touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rocmfix.i18n_errors import _fw, _rx, translate
+
+__all__ = ["PLAN", "RISK_ZH", "STAGES_ZH", "STATUS_ZH", "SUMMARIES", "TITLES_ZH"]
+__all__ += ["plan_line", "risk", "stage", "summary", "title"]
+
+TITLES_ZH: dict[str, str] = {
+    "device-nodes": "GPU 设备节点",
+    "user-groups": "render 和 video 用户组",
+    "kfd-processes": "占用 GPU 的进程",
+    "amdgpu-module": "amdgpu 内核驱动",
+    "dkms-status": "amdgpu-dkms 构建",
+    "kernel-log": "内核日志",
+    "env-hsa-override": "HSA_OVERRIDE_GFX_VERSION",
+    "env-visible-devices": "GPU 可见性变量",
+    "env-other": "其他 ROCm 环境变量",
+    "gpu-list": "AMD 显卡",
+    "integrated-gpu": "独立显卡旁的集成显卡",
+    "pcie-link": "PCIe 链路",
+    "rocm-install": "ROCm 安装",
+    "rocminfo": "rocminfo",
+    "rocm-libraries": "ROCm 库的解析",
+    "math-libs-for-gfx": "该 GPU 的 rocBLAS / hipBLASLt 内核",
+    "miopen-cache": "MIOpen 用户数据库和内核缓存",
+    "compiler-headers": "hipcc / 运行时编译所需的 C++ 头文件",
+    "os-info": "操作系统",
+    "wsl": "WSL（Windows 子系统）",
+    "container": "容器",
+    "kernel-params": "内核启动参数",
+    "secure-boot": "安全启动（Secure Boot）",
+    "shm-size": "共享内存（/dev/shm）",
+    "gpu-manager": "Ubuntu 的 gpu-manager",
+    "memory": "内存和交换空间",
+    "torch-build": "PyTorch 构建",
+    "gpu-arch-vs-torch": "GPU gfx 与 torch、运行时和数学库",
+    "torch-rocm-vs-system": "torch 的 ROCm 与系统 ROCm",
+    "python-version": "Python 版本与 ROCm wheel",
+    "amdsmi-bindings": "amdsmi Python 绑定",
+    "triton": "torch.compile 所需的 Triton",
+}
+
+STAGES_ZH: dict[str, str] = {
+    "import": "导入 torch",
+    "init": "运行时初始化",
+    "enumerate": "枚举设备",
+    "alloc": "分配显存",
+    "copy": "主机/设备拷贝",
+    "matmul": "小矩阵乘法（对照 CPU float64）",
+    "dtypes": "fp32/fp16/bf16 矩阵乘法",
+    "perf": "计时的大矩阵乘法",
+    "conv": "conv2d 块前向+反向（MIOpen）",
+    "train": "训练一步（autocast+GradScaler）",
+    "sync": "同步",
+    "allreduce": "跨 GPU all-reduce",
+    "pg": "nccl 进程组 + all-reduce",
+    "compile": "torch.compile 编译（Inductor/Triton）",
+    "memory": "填满大部分空闲显存",
+}
+
+RISK_ZH: dict[str, str] = {"low": "低", "medium": "中", "high": "高"}
+STATUS_ZH: dict[str, str] = {
+    "ok": "正常",
+    "warn": "警告",
+    "fail": "失败",
+    "error": "无法运行",
+    "skip": "跳过",
+}
+
+def _specific_first(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The table, the shape with the most fixed text first: ``{n} GPU(s): {gfx}`` must not
+    swallow ``torch {v}, HIP {hip}, {n} GPU(s): {gpus}``."""
+    fixed = {en: len(re.sub(r"\{\w+\}", "", en)) for en, _ in pairs}
+    ordered = sorted(pairs, key=lambda pair: -fixed[pair[0]])
+    return tuple((_rx(en), _fw(zh)) for en, zh in ordered)
+
+
+SUMMARIES: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
+    (
+        ("{os}, kernel {k}", "{os},内核 {k}"),
+        ("not running under WSL", "不在 WSL 中运行"),
+        ("not inside a container", "不在容器中"),
+        ("amdgpu loaded (inbox kernel driver)", "amdgpu 已加载(内核自带驱动)"),
+        ("amdgpu loaded (amdgpu-dkms {v})", "amdgpu 已加载(amdgpu-dkms {v})"),
+        ("{what} was not recorded in this snapshot", "这个快照没有记录 {what}"),
+        ("the kernel log was not recorded in this snapshot", "这个快照没有记录内核日志"),
+        ("no amdgpu or iommu overrides", "没有 amdgpu 或 iommu 的覆盖参数"),
+        ("Secure Boot state cannot be read", "无法读取安全启动状态"),
+        ("Secure Boot is off", "安全启动已关闭"),
+        ("{n} GPU(s): {gfx}", "{n} 块 GPU:{gfx}"),
+        ("only discrete GPU(s)", "只有独立显卡"),
+        ("only integrated GPU(s)", "只有集成显卡"),
+        ("no GPU", "没有 GPU"),
+        (
+            "full-width links (speed may drop at idle; that is power saving)",
+            "链路为全宽(空闲时速度可能下降,那是节能)",
+        ),
+        ("/dev/kfd and {n} render node(s) open read-write", "/dev/kfd 和 {n} 个 render 节点可读写打开"),
+        (
+            "/dev/kfd and {n} render node(s) exist; whether they open was not recorded",
+            "/dev/kfd 和 {n} 个 render 节点存在;没有记录它们能否打开",
+        ),
+        (
+            "/dev/kfd opens; the render nodes were not recorded in this snapshot",
+            "/dev/kfd 能打开;这个快照没有记录 render 节点",
+        ),
+        ("{user} is in {groups} (this session too)", "{user} 在 {groups} 组中(当前会话也是)"),
+        (
+            "{user} is in {groups} (this session too); /dev/kfd refuses anyway, so groups are not"
+            " the cause",
+            "{user} 在 {groups} 组中(当前会话也是);/dev/kfd 仍然拒绝访问,所以原因不在用户组",
+        ),
+        ("no process holds /dev/kfd", "没有进程占用 /dev/kfd"),
+        ("amdgpu-dkms is {state} for the running kernel {k}", "amdgpu-dkms 对正在运行的内核 {k} 的状态是 {state}"),
+        ("no visibility variable set", "没有设置可见性变量"),
+        ("not set", "未设置"),
+        ("{n} related variable(s), nothing suspicious", "{n} 个相关变量,没有可疑之处"),
+        ("{n} related variable(s); LD_LIBRARY_PATH adds {p}", "{n} 个相关变量;LD_LIBRARY_PATH 添加了 {p}"),
+        ("torch uses its own bundled ROCm libraries", "torch 使用它自带的 ROCm 库"),
+        (
+            "no system ROCm (fine: ROCm PyTorch wheels bundle their libraries)",
+            "没有系统 ROCm(没关系:ROCm 版 PyTorch wheel 自带这些库)",
+        ),
+        ("rocminfo is not installed (not needed by pip wheels)", "没有安装 rocminfo(pip wheel 不需要它)"),
+        (
+            "no libamdhip64 on the library path (torch not probed; ROCm wheels bring their own)",
+            "库路径上没有 libamdhip64(未探测 torch;ROCm wheel 自带)",
+        ),
+        ("MIOpen caches are writable or not created yet", "MIOpen 缓存可写,或尚未创建"),
+        ("no rocBLAS library folder found", "没有找到 rocBLAS 库文件夹"),
+        ("rocBLAS has no Tensile kernels for {gfx} in {p}", "{p} 中的 rocBLAS 没有 {gfx} 的 Tensile 内核"),
+        ("no GCC installation under {p}", "{p} 下没有 GCC"),
+        ("/dev/shm is {size}", "/dev/shm 为 {size}"),
+        (
+            "/dev/shm is {size}: DataLoader workers may die with a bus error",
+            "/dev/shm 只有 {size}:DataLoader 的 worker 可能因总线错误(bus error)而退出",
+        ),
+        ("systemd is not available here", "这里没有 systemd"),
+        ("RAM {ram} ({free} free), swap {swap}", "内存 {ram}(空闲 {free}),交换空间 {swap}"),
+        ("torch {v}, HIP {hip}, {n} GPU(s): {gpus}", "torch {v},HIP {hip},{n} 块 GPU:{gpus}"),
+        ("torch has no kernels for {gfx}", "torch 没有 {gfx} 的内核"),
+        (
+            "HSA_OVERRIDE_GFX_VERSION makes {gfx} run as {other}, which torch does not have",
+            "HSA_OVERRIDE_GFX_VERSION 让 {gfx} 以 {other} 运行,而 torch 没有它的内核",
+        ),
+        ("the {index} wheels target it natively", "{index} 的 wheel 原生支持它"),
+        ("{v} runs it as {gfx}, which the plan's torch has", "{v} 让它以 {gfx} 运行,计划中的 torch 有它的内核"),
+        ("torch brings ROCm {v}; no system ROCm to conflict", "torch 自带 ROCm {v};没有会与之冲突的系统 ROCm"),
+        ("Python {v} has ROCm wheels", "Python {v} 有 ROCm wheel"),
+        (
+            "amdsmi is not installed (only torch's GPU utilisation/memory queries use it)",
+            "没有安装 amdsmi(只有 torch 查询 GPU 利用率和显存时会用到)",
+        ),
+        ("{pkg} {v} with the AMD backend", "{pkg} {v},带 AMD 后端"),
+        ("torch not probed (--no-torch)", "未探测 torch(--no-torch)"),
+        ("skipped: torch not probed (--no-torch)", "已跳过:未探测 torch(--no-torch)"),
+        # fix lines the checks suggest
+        (
+            "Use a ROCm/PyTorch build that includes this gfx, or an HSA_OVERRIDE_GFX_VERSION the gfx"
+            " table names.",
+            "请使用包含这个 gfx 的 ROCm/PyTorch 构建,或使用 gfx 表中给出的 HSA_OVERRIDE_GFX_VERSION。",
+        ),
+        ("Then: {cmd}", "然后:{cmd}"),
+        # seen on the recorded machines of tests/data/host, most frequent first
+        ("cannot read the size of /dev/shm", "无法读取 /dev/shm 的大小"),
+        ("memory information is not available", "无法获得内存信息"),
+        ("who holds /dev/kfd was not recorded", "没有记录谁占用了 /dev/kfd"),
+        ("cannot read /proc/cmdline", "无法读取 /proc/cmdline"),
+        ("the ROCm install directories were not recorded", "没有记录 ROCm 的安装目录"),
+        ("no discrete GPU with a PCI device in sysfs", "sysfs 中没有带 PCI 设备的独立显卡"),
+        ("ROCm {v} at {p}", "ROCm {v},位于 {p}"),
+        ("/dev/kfd absent", "没有 /dev/kfd"),
+        ("/dev/kfd absent (no AMD GPU here)", "没有 /dev/kfd(这里没有 AMD GPU)"),
+        ("link speed and width are not readable", "无法读取链路速度和宽度"),
+        ("not Ubuntu", "不是 Ubuntu"),
+        ("libamdhip64 resolves to {p}", "libamdhip64 解析为 {p}"),
+        ("rocBLAS kernels for {gfx} present", "有 {gfx} 的 rocBLAS 内核"),
+        ("{gfx} runs as {other}; torch and rocBLAS have it", "{gfx} 以 {other} 运行;torch 和 rocBLAS 都有它的内核"),
+        ("via HSA_OVERRIDE_GFX_VERSION={v}", "通过 HSA_OVERRIDE_GFX_VERSION={v}"),
+        ("torch and the system both use ROCm {v}", "torch 和系统都使用 ROCm {v}"),
+        ("which triton is installed was not recorded", "没有记录安装了哪个 triton"),
+        ("whether amdsmi imports was not recorded", "没有记录 amdsmi 能否导入"),
+        ("torch probe failed: {why}", "torch 探测失败:{why}"),
+        ("probing torch failed: {why}", "torch 探测失败:{why}"),
+        (
+            "ROCm at {p}, but no version file records which release it is",
+            "ROCm 位于 {p},但没有版本文件记录它是哪个版本",
+        ),
+        (
+            "WSL: the GPU is reached through /dev/dxg; /dev/kfd is absent by design",
+            "WSL:GPU 经由 /dev/dxg 访问;没有 /dev/kfd 是设计如此",
+        ),
+        ("WSL: the GPU driver is the Windows one", "WSL:GPU 驱动是 Windows 的驱动"),
+        ("WSL: GPUs are not listed in sysfs (see the wsl check)", "WSL:sysfs 中不列出 GPU(见 wsl 检查)"),
+        ("WSL: no /dev/kfd by design (the GPU is /dev/dxg)", "WSL:按设计没有 /dev/kfd(GPU 是 /dev/dxg)"),
+        ("WSL: group membership does not gate /dev/dxg", "WSL:/dev/dxg 不受用户组限制"),
+        ("torch is a {flavour} build", "torch 是 {flavour} 构建"),
+        ("not needed by a {flavour} build", "{flavour} 构建不需要它"),
+        ("rocminfo cannot open /dev/kfd: {why}", "rocminfo 无法打开 /dev/kfd:{why}"),
+        ("permission denied", "没有权限"),
+        ("operation not permitted", "不允许的操作"),
+        ("no /dev/kfd node", "没有 /dev/kfd 节点"),
+        ("KFD has no device for the GPU (ENOMEM)", "KFD 中没有这块 GPU 的设备(ENOMEM)"),
+        ("KFD has no device for the GPU (ENODEV)", "KFD 中没有这块 GPU 的设备(ENODEV)"),
+        ("the kernel refused the open (EINVAL)", "内核拒绝了打开(EINVAL)"),
+        ("running as root", "以 root 身份运行"),
+        ("running as root; /dev/kfd refuses anyway (not a group matter)", "以 root 身份运行;/dev/kfd 仍然拒绝(与用户组无关)"),
+        (
+            "root in a container: access to /dev/kfd is decided by how it was started",
+            "容器中的 root:能否访问 /dev/kfd 取决于容器的启动方式",
+        ),
+        (
+            "rocminfo: the HSA runtime did not start (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+            "rocminfo:HSA 运行时没有启动(HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+        ),
+        (
+            "rocminfo: the amdgpu (ROCk) module is not loaded or not live",
+            "rocminfo:amdgpu(ROCk)模块没有加载或不可用",
+        ),
+        ("{n} GPU agent(s): {gfx}", "{n} 个 GPU agent:{gfx}"),
+        ("{n} GPU agent(s): {gfx}; KFD node(s) {nodes} are not among them", "{n} 个 GPU agent:{gfx};其中没有 KFD 节点 {nodes}"),
+        ("amdgpu kernel module is not loaded", "没有加载 amdgpu 内核模块"),
+        ("{gpu} on the PCI bus but no KFD compute node", "PCI 总线上有 {gpu},但没有 KFD 计算节点"),
+        ("ROCm {v} from the distribution's packages (/usr)", "ROCm {v},来自发行版的软件包(/usr)"),
+        ("amdgpu-dkms installed for {k}", "已为 {k} 安装 amdgpu-dkms"),
+        ("KFD registered the integrated GPU as a discrete one", "KFD 把集成显卡登记成了独立显卡"),
+        ("rocminfo lists no GPU agent (exit {n})", "rocminfo 没有列出 GPU agent(退出码 {n})"),
+        ("rocminfo under WSL lists no GPU agent", "WSL 下的 rocminfo 没有列出 GPU agent"),
+        ("torch {v} (ROCm) sees no GPU", "torch {v}(ROCm)看不到 GPU"),
+        ("torch {v} (ROCm) sees no GPU: {why}", "torch {v}(ROCm)看不到 GPU:{why}"),
+        ("torch {v} (ROCm) sees no GPU under WSL", "torch {v}(ROCm)在 WSL 下看不到 GPU"),
+        ("{user} is not in {groups}", "{user} 不在 {groups} 组中"),
+        ("interpreter not probed", "没有探测解释器"),
+        ("/dev/kfd does not exist: the amdgpu/KFD driver is not loaded", "/dev/kfd 不存在:没有加载 amdgpu/KFD 驱动"),
+        (
+            "{gpus}, which no current ROCm supports; KFD did not register it",
+            "{gpus},目前没有任何 ROCm 支持它;KFD 没有登记它",
+        ),
+        (
+            "{gpus}, which no current ROCm supports; KFD did not register them",
+            "{gpus},目前没有任何 ROCm 支持它们;KFD 没有登记它们",
+        ),
+        ("AMD GPU at {slot} is {name}", "位于 {slot} 的 AMD GPU 是 {name}"),
+        (
+            "{user} was added to render but this session predates it (log out and in)",
+            "{user} 已加入 render 组,但当前会话早于这次更改(请注销后重新登录)",
+        ),
+        (
+            "LD_LIBRARY_PATH puts {p} ahead of torch's bundled ROCm libraries",
+            "LD_LIBRARY_PATH 把 {p} 排在 torch 自带的 ROCm 库之前",
+        ),
+        ("torch built for ROCm {v} but system ROCm {w} is loaded first", "torch 为 ROCm {v} 构建,但先加载了系统的 ROCm {w}"),
+        ("torch loaded {lib} from {p}, not its own", "torch 从 {p} 加载了 {lib},而不是它自带的"),
+        ("amdgpu-dkms is installed for {k}, but amdgpu is not loaded", "已为 {k} 安装 amdgpu-dkms,但没有加载 amdgpu"),
+        # verify's notes
+        ("recorded on the demo machine before the fix", "修复之前在演示机器上录制"),
+        ("recorded on the demo machine after {what}", "在演示机器上 {what} 之后录制"),
+        ("{gpu} is not in the peak table: no % of peak", "{gpu} 不在峰值表中:没有峰值百分比"),
+        ("GPU {n} ({name}) is not in the peak table: no % of peak", "GPU {n}({name})不在峰值表中:没有峰值百分比"),
+        ("GPU {n}: peak figures for {name} are marked unverified", "GPU {n}:{name} 的峰值数据标记为未经核实"),
+        (
+            "torch is a CUDA build: this is not a ROCm GPU (verified through CUDA anyway)",
+            "torch 是 CUDA 构建:这不是 ROCm GPU(仍然通过 CUDA 做了验证)",
+        ),
+        (
+            "CPU rehearsal: every stage ran on the CPU; no GPU was tested",
+            "CPU 演练:每个阶段都在 CPU 上运行;没有测试任何 GPU",
+        ),
+        (
+            "killed {n} process(es) the child left outside its process group",
+            "结束了子进程留在其进程组之外的 {n} 个进程",
+        ),
+    )
+)
+
+PLAN: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
+    (
+        ("plan {id}: {action}", "计划 {id}:{action}"),
+        ("step {n}:", "第 {n} 步:"),
+        ("step {n} [needs root]:", "第 {n} 步(需要 root):"),
+        ("move {p}", "移动 {p}"),
+        ("undo {id}: {action} ({status}, {time})", "撤销 {id}:{action}({status},{time})"),
+        ("delete {p} (as it was before)", "删除 {p}(恢复原状)"),
+        ("restore {p} (as it was before)", "恢复 {p}(恢复原状)"),
+        ("move {dst} back to {src}", "把 {dst} 移回 {src}"),
+        ("(nothing to reverse: {cmd})", "(无需撤销:{cmd})"),
+        ("Undo these change(s)?", "撤销这些更改?"),
+        ("undone {id}", "已撤销 {id}"),
+        ("the version edited since the fix is kept at {p}", "修复之后被编辑过的版本保存在 {p}"),
+        ("step {n}: {what}", "第 {n} 步:{what}"),
+        ("note: {why}", "注意:{why}"),
+        ("nothing to change", "没有需要更改的内容"),
+        (
+            "open a new terminal (or `source {p}`) for the change to take effect",
+            "打开一个新终端(或运行 `source {p}`)让更改生效",
+        ),
+        (
+            "dry run: nothing was changed. Add --apply to make these changes.",
+            "预演:没有做任何更改。加上 --apply 执行这些更改。",
+        ),
+        ("nothing to change: this is already in place.", "没有需要更改的内容:这已经生效。"),
+        (
+            "nothing here that rocmfix can apply: the fixes above are done by hand.",
+            "这里没有 rocmfix 能应用的修复:上面的修复需要手动完成。",
+        ),
+        ("fix {n}, to do by hand:", "修复 {n},需手动完成:"),
+        ("to do by hand:", "需手动完成:"),
+        ("nothing to change.", "没有需要更改的内容。"),
+        ("nothing was changed.", "没有做任何更改。"),
+        ("Apply these {n} change(s)?", "应用这 {n} 项更改?"),
+        ("applied {id}; undo with: rocmfix undo {id2}", "已应用 {id};撤销:`rocmfix undo {id2}`"),
+        ("verify: recovered (the GPU test passes)", "验证:已恢复(GPU 测试通过)"),
+        ("verify: not recovered ({why})", "验证:没有恢复({why})"),
+        ("fix {n}: {action}", "修复 {n}:{action}"),
+        ("not offered: needs {what}; try --from-log FILE", "未提供:需要 {what};试试 --from-log FILE"),
+        ("not offered: needs {what}", "未提供:需要 {what}"),
+        ("not offered: {why}", "未提供:{why}"),
+        ("no MIOpen cache or user db found: nothing to move", "没有找到 MIOpen 缓存或用户数据库:没有需要移动的内容"),
+        (
+            "paths come from this shell's MIOPEN_CUSTOM_CACHE_DIR / MIOPEN_USER_DB_PATH; if your"
+            " training job sets others, run this from its environment",
+            "路径取自当前 shell 的 MIOPEN_CUSTOM_CACHE_DIR / MIOPEN_USER_DB_PATH;"
+            "如果训练任务设置了别的路径,请在它的环境中运行",
+        ),
+    )
+)
+
+
+def _pieces(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    """``text`` in Chinese: each ``; ``-joined part when every part has a shape in the table
+    (a value must not swallow the part before it), else the whole, else the parts it knows."""
+    parts = text.split("; ")
+    done = [translate(p, table, "zh") for p in parts]
+    if len(parts) > 1 and all(a != b for a, b in zip(parts, done, strict=True)):
+        return "；".join(done)
+    whole = translate(text, table, "zh")
+    if whole != text or len(parts) == 1:
+        return whole
+    return "；".join(done) if done != parts else text
+
+
+def title(check_id: str, english: str, lang: str) -> str:
+    return TITLES_ZH.get(check_id, english) if lang == "zh" else english
+
+
+def summary(text: str, lang: str) -> str:
+    """A check's summary (or its fix line) in ``lang``."""
+    return _pieces(text, SUMMARIES) if lang == "zh" and text else text
+
+
+def stage(stage_id: str, english: str, lang: str) -> str:
+    return STAGES_ZH.get(stage_id, english) if lang == "zh" else english
+
+
+def risk(level: str, lang: str) -> str:
+    return RISK_ZH.get(level, level) if lang == "zh" else level
+
+
+def plan_line(line: str, lang: str) -> str:
+    """One line of a fix plan's text (headings, notes, outcome); diff lines stay as they are."""
+    if lang != "zh" or not line.strip() or line.lstrip().startswith(("+", "-", "@", "$")):
+        return line
+    indent = line[: len(line) - len(line.lstrip())]
+    return indent + _pieces(line.strip(), PLAN)
+
+
+# The words `rocmfix doctor` writes around the results.
+DOCTOR: dict[str, dict[str, str]] = {
+    "en": {
+        "this_machine": "this machine",
+        "snapshot": "snapshot {name}",
+        "probed": "torch probed in {python}",
+        "counts": "{fail} failed, {warn} warnings, {error} could not run, {ok} ok, {skip} skipped.",
+        "causes": "Most likely root causes:",
+        "cause": "  {n}. {id}  (from {checks})",
+        "next": "Next: {cmd}",
+        "fix": "fix:",
+        "kb": "confirms {confirms}; rules out {rules_out}",
+    },
+    "zh": {
+        "this_machine": "本机",
+        "snapshot": "快照 {name}",
+        "probed": "探测 torch 的解释器：{python}",
+        "counts": "{fail} 项失败，{warn} 项警告，{error} 项无法运行，{ok} 项正常，{skip} 项跳过。",
+        "causes": "最可能的根本原因：",
+        "cause": "  {n}. {id}（来自 {checks}）",
+        "next": "下一步：{cmd}",
+        "fix": "修复：",
+        "kb": "证实 {confirms}；排除 {rules_out}",
+    },
+}
+
+WHY_PYTHON_ZH: dict[str, str] = {
+    "the interpreter recorded in the snapshot": "快照中记录的解释器",
+    "the interpreter running rocmfix (no active environment with torch)": (
+        "运行 rocmfix 的解释器（没有装有 torch 的激活环境）"
+    ),
+    "python3 on PATH (it has torch)": "PATH 上的 python3（装有 torch）",
+    "the active environment ($VIRTUAL_ENV)": "当前激活的环境（$VIRTUAL_ENV）",
+    "the active environment ($CONDA_PREFIX)": "当前激活的环境（$CONDA_PREFIX）",
+}
+
+
+def doctor_word(lang: str, key: str, **values: object) -> str:
+    words = DOCTOR.get(lang, DOCTOR["en"])
+    return words.get(key, DOCTOR["en"][key]).format(**values)
+
+FAILURE_KIND_ZH: dict[str, str] = {
+    "crash": "崩溃",
+    "hang": "卡住",
+    "error": "出错",
+    "no-gpu": "没有 GPU",
+    "wrong-result": "结果错误",
+    "slow": "太慢",
+}
+
+# The words `rocmfix verify` writes around its results.
+VERIFY: dict[str, dict[str, str]] = {
+    "en": {
+        "stages": "Stages",
+        "stage": "stage",
+        "gpu": "gpu",
+        "time": "time",
+        "detail": "detail",
+        "ok": "ok",
+        "fail": "FAIL",
+        "devices": "Devices: TFLOPS (% of dense peak)",
+        "name": "name",
+        "arch": "arch",
+        "note": "note: {note}",
+        "read": "read: rocmfix kb show {id}",
+        "failed_at": "{kind} at {stage}",
+        "explained": "explained by: ",
+        "details": "details: rocmfix kb show {id}",
+        "stderr": "last lines of stderr:",
+        "failed": "verify failed",
+        "verified": "GPU verified at level {level} in {seconds:.1f}s",
+        "running": "running: {stage}",
+    },
+    "zh": {
+        "stages": "阶段",
+        "stage": "阶段",
+        "gpu": "GPU",
+        "time": "用时",
+        "detail": "详情",
+        "ok": "通过",
+        "fail": "失败",
+        "devices": "设备：TFLOPS（占稠密峰值的百分比）",
+        "name": "名称",
+        "arch": "架构",
+        "note": "注意：{note}",
+        "read": "参阅：rocmfix kb show {id}",
+        "failed_at": "{stage}阶段失败：{kind}",
+        "explained": "原因：",
+        "details": "详情：rocmfix kb show {id}",
+        "stderr": "stderr 的最后几行：",
+        "failed": "验证失败",
+        "verified": "GPU 已通过 {level} 级别验证，用时 {seconds:.1f} 秒",
+        "running": "正在运行：{stage}",
+        "no_amd_gpu": (
+            "本机没有 AMD GPU（没有 /dev/kfd，也没有 AMD 显示设备）：这里的失败说明不了 ROCm 的问题，"
+            "也不建议重装 ROCm。请在有 GPU 的机器上运行 rocmfix，或用 `rocmfix doctor --snapshot DIR`"
+            " 回放 `rocmfix collect` 在那里记录的内容。"
+        ),
+    },
+}
+
+
+def verify_word(lang: str, key: str, **values: object) -> str:
+    words = VERIFY.get(lang, VERIFY["en"])
+    return words.get(key, VERIFY["en"][key]).format(**values)
