@@ -55,7 +55,7 @@ _AMD_CONTEXT = _rx.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
     r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
-    r"\bRX ?\d{3,4}\b|\b[5-9]\d{2}0 ?XTX?\b",
+    r"\bRX ?\d{3,4}(?:XTX?|GRE|M|S)?\b|\b[5-9]\d{2}0 ?XTX?\b",
     _rx.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
@@ -555,7 +555,9 @@ _CUDA_WORD = _rx.compile(r"\bCUDA\b")
 _NOT_AMD = _rx.compile(
     r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A|"
     # rocm-smi's words for a machine without the amdgpu module (W&B prints it on NVIDIA boxes too)
-    r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)"
+    r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)|"
+    # an AMD processor says nothing of the GPU ("AMD CPUs and an Nvidia GPU")
+    r"\bAMD (?:CPUs?|processors?)\b"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
