@@ -393,6 +393,8 @@ def _trie_regex(words: Sequence[bytes]) -> bytes:
             node = node.setdefault(c, {})
         node[-1] = {}
 
+    import re  # noqa: PLC0415 - the cold path of explain does not load re
+
     def emit(node: dict[int, Any]) -> bytes:
         alts = [re.escape(bytes([c])) + emit(node[c]) for c in sorted(node) if c >= 0]
         if not alts:
