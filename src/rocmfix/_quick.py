@@ -23,7 +23,15 @@ except ImportError:  # pragma: no cover - interpreters without the C pickle
     from pickle import PickleError  # type: ignore[assignment]
     from pickle import load as pickle_load  # type: ignore[assignment]
 
-__all__ = ["PickleError", "cached", "pickle_load", "sha256"]
+__all__ = [
+    "PickleError",
+    "cache_dir",
+    "cached",
+    "pickle_load",
+    "read_marshal",
+    "sha256",
+    "write_marshal",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,17 +54,33 @@ def cached(kind: str, key: bytes, build: Callable[[], Any]) -> Any:
     The result must be marshal-able (plain containers, str, bytes, numbers). A cache
     that cannot be read or written only costs speed.
     """
-    import marshal  # noqa: PLC0415 - built in
     import os  # noqa: PLC0415
 
     path = os.path.join(cache_dir(), f"{kind}-{sha256(key).hexdigest()[:32]}.marshal")
+    value = read_marshal(path)
+    if value is None:
+        value = build()
+        write_marshal(path, value)
+    return value
+
+
+def read_marshal(path: str) -> Any:
+    """The value marshalled in ``path``, or None where it is missing or damaged."""
+    import marshal  # noqa: PLC0415 - built in
+
     try:
         with open(path, "rb") as fh:
             return marshal.loads(fh.read())  # one read: marshal.load reads in small pieces
     except (OSError, EOFError, ValueError, TypeError):
-        pass
-    value = build()
-    tmp = f"{path[: -len('.marshal')]}.tmp{os.getpid()}"
+        return None
+
+
+def write_marshal(path: str, value: Any) -> None:
+    """Marshal ``value`` into ``path`` atomically; a failure only costs speed next time."""
+    import marshal  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    tmp = f"{path}.tmp{os.getpid()}"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as fh:
@@ -67,4 +91,3 @@ def cached(kind: str, key: bytes, build: Callable[[], Any]) -> Any:
 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    return value

@@ -151,8 +151,9 @@ def _codes_file() -> str | None:
         magic = _frozen_importlib_external.MAGIC_NUMBER.hex()
     except (ImportError, AttributeError):
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "rocmfix", f"records-{magic}.marshal")
+    from rocmfix._quick import cache_dir  # noqa: PLC0415
+
+    return os.path.join(cache_dir(), f"records-{magic}.marshal")
 
 
 def _compiled(source: str) -> Any:
@@ -162,15 +163,11 @@ def _compiled(source: str) -> Any:
         _codes = {}
         _codes_path = _codes_file()
         if _codes_path is not None:
-            import marshal  # noqa: PLC0415
+            from rocmfix._quick import read_marshal  # noqa: PLC0415
 
-            try:
-                with open(_codes_path, "rb") as fh:
-                    data = marshal.loads(fh.read())
-                if isinstance(data, dict):
-                    _codes = data
-            except (OSError, EOFError, ValueError, TypeError):
-                pass
+            data = read_marshal(_codes_path)
+            if isinstance(data, dict):
+                _codes = data
     code = _codes.get(source)
     if code is None or type(code).__name__ != "code":
         code = compile(source, "<string>", "exec")
@@ -189,22 +186,11 @@ def _save_codes() -> None:
     if not _codes_dirty or _codes_path is None or _codes is None:
         return
     _codes_dirty = False
-    import marshal  # noqa: PLC0415
-    import os  # noqa: PLC0415
-
     if len(_codes) > 500:  # classes that churn (development): start over rather than grow
         _codes.clear()
-    tmp = f"{_codes_path}.tmp{os.getpid()}"
-    try:
-        os.makedirs(os.path.dirname(_codes_path), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            marshal.dump(_codes, fh)
-        os.replace(tmp, _codes_path)
-    except (OSError, ValueError):
-        import contextlib  # noqa: PLC0415
+    from rocmfix._quick import write_marshal  # noqa: PLC0415
 
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_marshal(_codes_path, _codes)
 
 
 def fields(obj: object) -> tuple[str, ...]:

@@ -67,9 +67,10 @@ def _cache_path() -> str | None:
 
     if sys.implementation.name != "cpython" or array("I").itemsize != _sre.CODESIZE:
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    from rocmfix._quick import cache_dir  # noqa: PLC0415
+
     tag = f"{sys.implementation.cache_tag}-{magic}-rx2"
-    return os.path.join(base, "rocmfix", f"re-{tag}.marshal")
+    return os.path.join(cache_dir(), f"re-{tag}.marshal")
 
 
 def _load() -> dict[Any, Any]:
@@ -78,17 +79,11 @@ def _load() -> dict[Any, Any]:
         _cache = {}
         _path = _cache_path()
         if _path is not None:
-            import marshal  # noqa: PLC0415
+            from rocmfix._quick import read_marshal  # noqa: PLC0415
 
-            try:
-                # one read, then loads: marshal.load on a file object reads it in small
-                # pieces through Python (~5x slower on this ~1 MB file)
-                with open(_path, "rb") as fh:
-                    data = marshal.loads(fh.read())
-                if isinstance(data, dict):
-                    _cache = data
-            except (OSError, EOFError, ValueError, TypeError):
-                pass
+            data = read_marshal(_path)
+            if isinstance(data, dict):
+                _cache = data
     return _cache
 
 
@@ -190,18 +185,8 @@ def save() -> None:
     if not _dirty or _path is None or _cache is None:
         return
     _dirty = False
-    import marshal  # noqa: PLC0415
-
     if len(_cache) > 20000:  # user KBs that churn: start over rather than grow
         _cache.clear()
-    tmp = f"{_path}.tmp{os.getpid()}"
-    try:
-        os.makedirs(os.path.dirname(_path), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            marshal.dump(_cache, fh)
-        os.replace(tmp, _path)
-    except (OSError, ValueError):
-        import contextlib  # noqa: PLC0415
+    from rocmfix._quick import write_marshal  # noqa: PLC0415
 
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_marshal(_path, _cache)

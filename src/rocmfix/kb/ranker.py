@@ -623,7 +623,7 @@ def _index_path(path: str) -> str | None:
     import os  # noqa: PLC0415
 
     from rocmfix import __version__  # noqa: PLC0415
-    from rocmfix._quick import sha256  # noqa: PLC0415
+    from rocmfix._quick import cache_dir, sha256  # noqa: PLC0415
 
     try:
         st = os.stat(path)
@@ -631,36 +631,20 @@ def _index_path(path: str) -> str | None:
         return None
     stamp = f"ranker-index-1\0{__version__}\0{sys.hash_info.modulus}\0{sys.byteorder}\0"
     stamp += f"{os.path.realpath(path)}\0{st.st_size}\0{st.st_mtime_ns}"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "rocmfix", f"ranker-{sha256(stamp.encode()).hexdigest()[:32]}.marshal")
+    return os.path.join(cache_dir(), f"ranker-{sha256(stamp.encode()).hexdigest()[:32]}.marshal")
 
 
 def _read_index(cache: str) -> dict[str, Any] | None:
-    import marshal  # noqa: PLC0415 - built in
+    from rocmfix._quick import read_marshal  # noqa: PLC0415
 
-    try:
-        with open(cache, "rb") as fh:
-            index = marshal.loads(fh.read())  # our own cache file (one read, see rocmfix._rx)
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
+    index = read_marshal(cache)
     return index if isinstance(index, dict) else None
 
 
 def _write_index(cache: str, index: Mapping[str, Any]) -> None:
-    import marshal  # noqa: PLC0415
-    import os  # noqa: PLC0415
+    from rocmfix._quick import write_marshal  # noqa: PLC0415
 
-    tmp = f"{cache[: -len('.marshal')]}.tmp{os.getpid()}"
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            marshal.dump(dict(index), fh)
-        os.replace(tmp, cache)
-    except (OSError, ValueError):  # a read-only cache only costs speed
-        import contextlib  # noqa: PLC0415
-
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_marshal(cache, dict(index))
 
 
 def load_with_index(path: str) -> Ranker:
