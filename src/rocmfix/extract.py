@@ -763,6 +763,20 @@ def _decode(raw: bytes | memoryview) -> str:
     return bytes(raw).decode("utf-8", errors="replace")
 
 
+def _tally(groups: dict[bytes, list[int]], raw: bytes, line_no: int) -> bool:
+    """Count one hit of line text ``raw`` at ``line_no`` in ``groups`` (text -> [first, last,
+    count]); False, counting nothing, when the text is new and ``groups`` is full."""
+    group = groups.get(raw)
+    if group is None:
+        if len(groups) >= MAX_HITS_PER_CHUNK:
+            return False
+        groups[raw] = [line_no, line_no, 1]
+    else:
+        group[1] = line_no
+        group[2] += 1
+    return True
+
+
 def _long_head_tail(raw: bytes | bytearray | memoryview) -> bytes:
     """Head and tail of an overlong line's bytes, joined by an ellipsis (idempotent)."""
     return bytes(raw[:_HEAD]) + _MARK + bytes(raw[-_TAIL:])
@@ -812,15 +826,8 @@ class _Scan:
                 raw = src[start:end]
             else:
                 raw = _long_head_tail(memoryview(src)[start:end])
-            group = groups.get(raw)
-            if group is None:
-                if len(groups) >= MAX_HITS_PER_CHUNK:
-                    self.state.dropped += 1
-                    continue
-                groups[raw] = [line_no + 1, line_no + 1, 1]
-            else:
-                group[1] = line_no + 1
-                group[2] += 1
+            if not _tally(groups, raw, line_no + 1):
+                self.state.dropped += 1
         n_chunk = line_no - self.lines + src.count(b"\n", pos, b)
         for raw, (first, last, count) in groups.items():
             text = clean_line(_decode(raw))
@@ -979,15 +986,8 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
                 if le - ls <= _LONG_BYTES
                 else _long_head_tail(memoryview(block)[ls:le])
             )
-            g = groups.get(raw)
-            if g is None:
-                if len(groups) >= MAX_HITS_PER_CHUNK:
-                    state.dropped += 1
-                    continue
-                groups[raw] = [line_no, line_no, 1]
-            else:
-                g[1] = line_no
-                g[2] += 1
+            if not _tally(groups, raw, line_no):
+                state.dropped += 1
         chunk_hits.append((s, [(r, a, b, c) for r, (a, b, c) in groups.items()]))
 
     def drain(limit: int) -> None:
@@ -1395,15 +1395,8 @@ class _GrepPart:
                 if no >> 16 != window:
                     flush()
                     window = no >> 16
-                g = groups.get(raw)
-                if g is None:
-                    if len(groups) >= MAX_HITS_PER_CHUNK:
-                        self.dropped += 1
-                        continue
-                    groups[raw] = [no, no, 1]
-                else:
-                    g[1] = no
-                    g[2] += 1
+                if not _tally(groups, raw, no):
+                    self.dropped += 1
             flush()
         except (_GrepFailed, OSError, ValueError):
             self.failed = True
