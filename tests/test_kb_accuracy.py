@@ -65,7 +65,14 @@ _ROUNDS_AA_AJ = re.compile(r"^heldout/heldout-a[a-j]\.jsonl$")
 # top-3 0.875, look-alikes left alone 0.768, prose top-1 0.462; their frozen side (64):
 # 0.604 / 0.938 / 0.875 (rounded down below). The ranker has not trained on them yet.
 FRESH_FROZEN_FLOOR = {"top1": 0.58, "top3": 0.92, "unrelated_unmatched": 0.85}
-_ROUNDS_AK_ON = re.compile(r"^heldout/heldout-(?:a[k-z]|[b-z][a-z])\.jsonl$")
+_ROUNDS_AK_AS = re.compile(r"^heldout/heldout-a[k-s]\.jsonl$")
+
+# Rounds at-bf (186 reports after one duplicate thread was dropped) sat unread in
+# tests/data/unscored until they were scored once with the code at 1f46c9d
+# (docs/eval-rounds.md): whole rounds top-1 0.441, top-3 0.739, look-alikes left alone
+# 0.842; their frozen side (56): 0.484 / 0.806 / 0.880 (rounded down below).
+UNSCORED_FROZEN_FLOOR = {"top1": 0.46, "top3": 0.78, "unrelated_unmatched": 0.86}
+_ROUNDS_AT_ON = re.compile(r"^heldout/heldout-(?:a[t-z]|[b-z][a-z])\.jsonl$")
 
 
 @pytest.fixture(scope="module")
@@ -88,14 +95,18 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
 
 @pytest.mark.parametrize(
     ("rounds", "floors"),
-    [(_ROUNDS_AA_AJ, LATE_FROZEN_FLOOR), (_ROUNDS_AK_ON, FRESH_FROZEN_FLOOR)],
-    ids=["aa-aj", "ak-on"],
+    [
+        (_ROUNDS_AA_AJ, LATE_FROZEN_FLOOR),
+        (_ROUNDS_AK_AS, FRESH_FROZEN_FLOOR),
+        (_ROUNDS_AT_ON, UNSCORED_FROZEN_FLOOR),
+    ],
+    ids=["aa-aj", "ak-as", "at-on"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
     report = evaluate(late, load_kb(), split=Split.load(DATA / "split.json"))
     frozen = report["sides"]["frozen"]
-    assert frozen["cases"] >= 60
+    assert frozen["cases"] >= 50
     for key, floor in floors.items():
         assert frozen[key] >= floor, (key, frozen[key], frozen["miss_counts"])
     assert "misses" not in frozen
