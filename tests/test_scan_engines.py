@@ -502,3 +502,7 @@ def test_a_non_ascii_class_reaches_hyperscan_as_a_superset_confirmed_by_re(tmp_p
     text = "step 4090 loss\n测试了4090显卡\nx4090\n".encode()
     lines = {text.count(b"\n", 0, off) for off in engine.scan(text)}
     assert lines == {1}
+    # The superset stays tight: a step counter after ASCII never reaches the exact regex.
+    raw: list[int] = []
+    engine._db.scan(b"step 4090 loss\n" * 50, match_event_handler=lambda *a: raw.append(a[0]))
+    assert raw == []

@@ -84,6 +84,20 @@ _HS_UNSUPPORTED = _rx.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 _HS_NON_ASCII = _rx.compile(r"[^\x00-\x7f]|\\[uUN]")
 
 
+_NON_ASCII_CHAR = r"[\xc2-\xf4][\x80-\xbf]{1,3}"  # one UTF-8 encoded non-ASCII character
+_NON_ASCII_MEMBER = _rx.compile(r"(?:\\u[0-9a-fA-F]{4}|[^\x00-\x7f])(?:-(?:\\u[0-9a-fA-F]{4}|[^\x00-\x7f]))?")
+
+
+def _hs_class(cls: str) -> str:
+    """A superset, in bytes, of a character class naming non-ASCII characters."""
+    if cls.startswith("[^"):
+        return "[\\s\\S]{1,4}"
+    ascii_part = _NON_ASCII_MEMBER.sub("", cls[1:-1])
+    if ascii_part:
+        return f"(?:[{ascii_part}]|{_NON_ASCII_CHAR})"
+    return _NON_ASCII_CHAR
+
+
 def _hs_source(branch: str) -> tuple[bytes, bool]:
     """One branch as Hyperscan reads it (bytes, no UTF-8 mode), and whether it is
     only a superset (then a hit is confirmed with ``re``).
@@ -117,7 +131,7 @@ def _hs_source(branch: str) -> tuple[bytes, bool]:
             while j < n and branch[j] != "]":
                 j += 2 if branch[j] == "\\" else 1
             cls = branch[i : j + 1]
-            out.append("[\\s\\S]{1,4}" if _HS_NON_ASCII.search(cls) else cls)
+            out.append(_hs_class(cls) if _HS_NON_ASCII.search(cls) else cls)
             i = j + 1
             continue
         out.append(c)
