@@ -131,9 +131,7 @@ def combine_features(
     tuning reports a signature fires on almost every labelled case (they were
     written from them), so without a "no signature here" regime of its own the
     combination learns to trust nothing but signatures, and a new report told in
-    words nobody wrote a signature for would never get a cause. The last input, the
-    log-odds of the entry against ``none``, lets the ranker's own "this is not ROCm"
-    weigh against each cause directly (chosen on the new-source estimate, docs/ranker.md).
+    words nobody wrote a signature for would never get a cause.
     """
     return [
         s,
@@ -148,7 +146,6 @@ def combine_features(
         float(others >= 0.5),
         p - p_other,
         p * float(s == 0.0),
-        math.log(max(p, 1e-6)) - math.log(max(p_none, 1e-6)),
     ]
 
 
