@@ -534,3 +534,39 @@ def test_training_chatter_sends_no_line_to_the_exact_regexes(tmp_path: Path, mon
     monkeypatch.setattr(engine, "_confirm", lambda s, a, e, found: checked.extend(found) or real_confirm(s, a, e, found))
     assert engine.scan(text) == []
     assert checked == []
+
+
+# ----------------------------------------------------------------- literal factors
+def test_every_required_text_of_the_kb_holds_one_of_the_factors() -> None:
+    # The Hyperscan database searches only the factors: a text holding none of
+    # them would make its signature invisible on every large log.
+    sets = []
+    for source, _icase in _kb_patterns():
+        for branch in extract.split_alternation(source):
+            lits = extract._required(branch)
+            if lits is not None:
+                sets.append(lits)
+    factors = extract.factor_cover(sets)
+    texts = {t for s in sets for t in s}
+    assert all(any(f in t for f in factors) for t in texts)
+    assert len(factors) < 0.8 * len(texts)  # shared pieces, not one factor per text
+    assert extract.factor_cover(reversed(sets)) == factors  # deterministic
+
+
+def test_a_line_holding_a_factor_counts_only_when_the_exact_regex_matches(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    hs = _hs()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    pats = [(r"hipErrorNoBinaryForGpu: Unable to find code object", False), (r"HSA_STATUS_ERROR_\w+ occurred", True)]
+    engine = extract._HyperscanEngine(pats, hs)
+    assert engine._factor_pids  # both reach Hyperscan as literal factors
+    text = (
+        b"hipErrorNoBinaryForGpu alone\n"  # the factor, not the regex
+        b"HIPERRORNOBINARYFORGPU: UNABLE TO FIND CODE OBJECT\n"  # case-sensitive pattern: no
+        b"x hipErrorNoBinaryForGpu: Unable to find code object y\n"  # yes
+        b"hsa_status_error_exception occurred\n"  # caseless pattern: yes
+        b"HSA_STATUS_ERROR_ nothing\n"
+    )
+    lines = {text.count(b"\n", 0, off) for off in engine.scan(text)}
+    assert lines == {2, 3}
+    python = make_engine(pats, prefer="python")
+    assert {text.count(b"\n", 0, off) for off in python.scan(text)} == lines

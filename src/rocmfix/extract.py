@@ -659,6 +659,11 @@ class _HyperscanEngine:
         for start, (off, fids) in by_line.items():
             stop = src.find(b"\n", start, end)
             stop = end if stop < 0 else stop
+            if stop - start > _LONG_BYTES:
+                # Analysed by its head and tail only (MAX_LINE): kept unconfirmed rather
+                # than running every factor's regexes over megabytes of one line.
+                out.append(off)
+                continue
             raw = src[start:stop]
             key = bytes(raw) if len(fids) == 1 else None
             if key is not None:
@@ -686,7 +691,7 @@ class _HyperscanEngine:
                         break
                 if hit:
                     break
-            if key is not None and len(key) <= 4096:
+            if key is not None and len(key) <= 4100:
                 if len(memo) >= 65536:
                     memo.clear()
                 memo[key] = hit
