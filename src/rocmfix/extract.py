@@ -802,7 +802,8 @@ def _hs_plan(hs: object, patterns: Sequence[tuple[str, bool]]) -> tuple[list[Any
     from rocmfix._quick import cached  # noqa: PLC0415
 
     key = "\0".join(f"{int(ic)}{src}" for src, ic in patterns).encode("utf-8", "surrogatepass")
-    key = f"{getattr(hs, '__version__', '')}\0hs-plan-1\0".encode() + key
+    # Bump the tag when _strong, factor_cover or _required change what a plan holds.
+    key = f"{getattr(hs, '__version__', '')}\0hs-plan-1\0{_FACTOR_LEN}\0".encode() + key
 
     def build() -> tuple[list[Any], list[int], list[list[int]]]:
         items: list[tuple[bytes, int, int]] = []
