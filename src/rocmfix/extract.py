@@ -468,7 +468,7 @@ class _ReEngine:
     def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
         end = len(src) if b is None else b
         hits: list[int] = []
-        if a or end != len(src):
+        if a or end != len(src) or not isinstance(src, bytes):  # a reused read buffer too
             src, a, end = bytes(memoryview(src)[a:end]), 0, end - a
         low = src.lower()
         find = self._any_needle
@@ -1217,6 +1217,13 @@ def _pread(fd: int, n: int, off: int) -> bytes:
         raise InputError(f"cannot read input ({err.strerror})") from None
 
 
+def _preadv(fd: int, buf: bytearray, off: int) -> int:
+    try:
+        return os.preadv(fd, [buf], off)
+    except OSError as err:
+        raise InputError(f"cannot read input ({err.strerror})") from None
+
+
 class _LineCounter:
     """Counts newlines in a file range: ``wc -l`` in a second process for the whole
     file (it runs on the other core while this one scans), in-process for the few
@@ -1327,7 +1334,7 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
             line_no += block.count(b"\n", pos, ls)
             pos, last_end = ls, le + 1
             raw = (
-                block[ls:le]
+                bytes(block[ls:le])
                 if le - ls <= _LONG_BYTES
                 else _long_head_tail(memoryview(block)[ls:le])
             )
@@ -1349,12 +1356,25 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
             first = first[: SHORT_INPUT + 1]
             if _grep_scan(fd, start, size, engine, state, counter):  # type: ignore[arg-type]
                 pos = size  # grep read it all
+        # Full chunks are read into a few reused buffers (one per chunk in flight):
+        # a fresh 8 MB object per read costs the kernel fresh pages each time.
+        big = size - pos >= 2 * CHUNK and hasattr(os, "preadv")
+        ring = [bytearray(CHUNK) for _ in range(workers + 1)] if big else []
+        n_read = 0
         while pos < size:
-            block = _pread(fd, min(CHUNK, size - pos), pos)
+            want = min(CHUNK, size - pos)
+            if ring and want == CHUNK:
+                block = ring[n_read % len(ring)]
+                n_read += 1
+                got = _preadv(fd, block, pos)
+                if got != CHUNK:  # a short read (the file shrank): its bytes only
+                    block = bytes(block[:got])
+            else:
+                block = _pread(fd, want, pos)
             if not block:
                 break
             if not first:
-                first = block[: SHORT_INPUT + 1]
+                first = bytes(block[: SHORT_INPUT + 1])
                 if b"\n" not in block and b"\r" in block:
                     raise _NotPlain
             cut = block.rfind(b"\n") + 1 if pos + len(block) < size else len(block)
@@ -1370,7 +1390,7 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
                         break
                     end += len(more)
                 tail_part = _pread(fd, min(_TAIL + 1, end - pos), end - min(_TAIL + 1, end - pos))
-                raw = block[:_HEAD] + _MARK + tail_part.rstrip(b"\n")[-_TAIL:]
+                raw = bytes(block[:_HEAD]) + _MARK + tail_part.rstrip(b"\n")[-_TAIL:]
                 long_lines += 1
                 drain(0)
                 collect(pos, raw, len(raw), engine.scan(raw))
