@@ -342,14 +342,6 @@ def _re_plan(
     return cached("replan", key, build) if use_cache else build()  # type: ignore[no-any-return]
 
 
-def _grep_factors(needles: list[bytes]) -> list[bytes]:
-    """:func:`factor_cover` of the fallback's literal texts (cached: ~0.1 s to derive)."""
-    from rocmfix._quick import cached  # noqa: PLC0415
-
-    key = f"grep-factors-1\0{_FACTOR_LEN}\0".encode() + b"\0".join(needles)
-    return cached("grepfac", key, lambda: factor_cover([n] for n in needles))  # type: ignore[no-any-return]
-
-
 class _ReEngine:
     """Fallback without Hyperscan: ``re`` over the raw bytes (ASCII semantics, like
     Hyperscan's MULTILINE block mode).
@@ -395,9 +387,7 @@ class _ReEngine:
         branch has no such ERE."""
         if self._plan is False:
             plan: tuple[list[bytes], list[bytes]] | None = None
-            # grep only picks candidate lines (check_line confirms each with the
-            # needles and the exact regexes): the fewer factors of the needles do.
-            needles = _grep_factors(sorted(self._by_needle))
+            needles = sorted(self._by_needle)
             eres = [ere_superset(src, icase) for _, src, icase in self._scan_all_src]
             fits = sum(map(len, needles)) + sum(len(e or "") for e in eres) < 96 * 1024  # argv
             if fits and all(n and b"\n" not in n and b"\0" not in n for n in needles) and all(eres):
@@ -537,14 +527,19 @@ class _HyperscanEngine:
         self._hs = hs
         self._patterns = list(patterns)
         self._exact: dict[int, re.Pattern[bytes] | re.Pattern[str] | None] = {}
-        plan = _hs_plan(hs, self._patterns)
-        good: list[tuple[bytes, int, str, bool, int]] = [(e, f, "", False, i) for e, f, i in plan[0]]
-        self._prefilter: set[int] = set(plan[1])
-        self._factor_base = len(self._patterns)
-        """Ids from here on are literal factors: ``_factor_pids[id - base]`` are the
-        patterns a line holding that factor may match (confirmed with ``re``)."""
-        self._factor_pids: list[list[int]] = plan[2]
-        self._line_memo: dict[bytes, bool] = {}
+        self._prefilter: set[int] = set()
+        good: list[tuple[bytes, int, str, bool, int]] = []
+        base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
+        for pid, (source, icase) in enumerate(patterns):
+            flags = base | (hs.HS_FLAG_CASELESS if icase else 0)  # type: ignore[attr-defined]
+            if _HS_UNSUPPORTED.search(source):
+                flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
+                self._prefilter.add(pid)
+            for branch in split_alternation(source):
+                expr, superset = _hs_source(branch)
+                if superset:
+                    self._prefilter.add(pid)
+                good.append((expr, flags, source, icase, pid))
         self._db = _load_cached_db(hs, good) or None
         rest: list[tuple[str, bool]] = []
         if self._db is None and good:
@@ -558,10 +553,7 @@ class _HyperscanEngine:
                 _store_refused(hs, good, bad)
             if bad:
                 ok = [i for i in good if i[4] not in bad]
-                n = len(patterns)  # a refused factor (never seen) hands its patterns to re
-                gone = {pid for pid in bad if pid < n}
-                gone.update(p for f in bad if f >= n for p in self._factor_pids[f - n])
-                rest = [patterns[pid] for pid in sorted(gone)]
+                rest = [patterns[pid] for pid in sorted(bad)]
                 self._db = _load_cached_db(hs, ok) or self._compile(hs, ok, cache=True)
             elif self._db is None:
                 self._db = self._compile(hs, good, cache=True)
@@ -605,15 +597,11 @@ class _HyperscanEngine:
         end = len(src) if b is None else b
         hits: list[int] = []
         checks: list[tuple[int, int]] = []
-        factor_hits: list[tuple[int, int]] = []
         if self._db is not None:
             prefilter = self._prefilter
-            fbase = self._factor_base
 
             def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-                if pid >= fbase:
-                    factor_hits.append((pid - fbase, to - 1 if to else 0))
-                elif pid in prefilter:
+                if pid in prefilter:
                     checks.append((pid, to - 1 if to else 0))
                 else:
                     hits.append(to - 1 if to else 0)
@@ -627,77 +615,9 @@ class _HyperscanEngine:
                 return self._fallback.scan(src, a, end)
         if checks:
             hits.extend(self._verify(src, a, end, checks))
-        if factor_hits:
-            hits.extend(self._confirm(src, a, end, factor_hits))
         if self._fallback is not None:
             hits.extend(self._fallback.scan(src, a, end))
         return hits
-
-    def _rx_for(self, pid: int) -> re.Pattern[bytes] | re.Pattern[str] | None:
-        if pid not in self._exact:
-            self._exact[pid] = _bytes_re(*self._patterns[pid]) or _text_re(*self._patterns[pid])
-        return self._exact[pid]
-
-    def _confirm(self, src: bytes, a: int, end: int, found: list[tuple[int, int]]) -> list[int]:
-        """The factor hits whose whole line one of the factor's patterns matches.
-
-        A line is checked once (the first factor found in it decides with every
-        factor's patterns of that line), and a line seen before with the same bytes
-        (8 ranks printing the same message) is answered from a memo."""
-        out: list[int] = []
-        memo = self._line_memo
-        fpids = self._factor_pids
-        by_line: dict[int, tuple[int, list[int]]] = {}
-        for fid, off in found:
-            pos = a + off
-            start = src.rfind(b"\n", a, pos) + 1 or a
-            got = by_line.get(start)
-            if got is None:
-                by_line[start] = (off, [fid])
-            elif fid not in got[1]:
-                got[1].append(fid)
-        for start, (off, fids) in by_line.items():
-            stop = src.find(b"\n", start, end)
-            stop = end if stop < 0 else stop
-            if stop - start > _LONG_BYTES:
-                # Analysed by its head and tail only (MAX_LINE): kept unconfirmed rather
-                # than running every factor's regexes over megabytes of one line.
-                out.append(off)
-                continue
-            raw = src[start:stop]
-            key = bytes(raw) if len(fids) == 1 else None
-            if key is not None:
-                key = fids[0].to_bytes(4, "little") + key
-                hit = memo.get(key)
-                if hit is not None:
-                    if hit:
-                        out.append(off)
-                    continue
-            hit = False
-            seen: set[int] = set()
-            for fid in fids:
-                for pid in fpids[fid]:
-                    if pid in seen:
-                        continue
-                    seen.add(pid)
-                    rx = self._rx_for(pid)
-                    if rx is None:
-                        hit = True
-                    elif isinstance(rx.pattern, bytes):
-                        hit = rx.search(src, start, stop) is not None
-                    else:  # \u escapes: only a str pattern reads them
-                        hit = rx.search(_decode(raw)) is not None
-                    if hit:
-                        break
-                if hit:
-                    break
-            if key is not None and len(key) <= 4100:
-                if len(memo) >= 65536:
-                    memo.clear()
-                memo[key] = hit
-            if hit:
-                out.append(off)
-        return out
 
     def _verify(self, src: bytes, a: int, end: int, checks: list[tuple[int, int]]) -> list[int]:
         """Keep prefilter hits whose line the exact regex matches."""
@@ -723,121 +643,6 @@ class _HyperscanEngine:
             elif rx.search(_decode(src[start:stop])):  # \u escapes: only a str pattern reads them
                 out.append(off)
         return out
-
-
-_FACTOR_LEN = 8
-"""Length of the literal factors the Hyperscan database searches for (see :func:`factor_cover`)."""
-
-
-def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) -> list[bytes]:
-    """Few literal texts such that every literal of every set contains one of them.
-
-    Each set names texts one of which every match of a regex branch contains (see
-    :func:`_required`); a text that contains a chosen factor is found through it.
-    Hyperscan's literal matcher slows with the number of literals more than with
-    their length, so the KB's ~720 texts shrink to ~500 factors: a text of up to
-    ``k`` bytes is its own factor, a longer one is covered by one of its ``k``-byte
-    pieces, chosen greedily so that one piece covers as many texts as it can
-    ("hiperror" for the ``hipError...`` family, "hsa_stat" for ``HSA_STATUS_...``).
-    Deterministic: the same sets give the same factors."""
-    texts = sorted({t for group in literal_sets for t in group}, key=lambda t: (len(t), t))
-    kept: list[bytes] = []
-    for t in texts:  # a text containing a shorter one is found through it
-        if not any(x in t for x in kept):
-            kept.append(t)
-    chosen = [t for t in kept if len(t) <= k]
-    pieces: dict[bytes, set[bytes]] = {}
-    for t in kept:
-        if len(t) > k:
-            pieces[t] = {t[i : i + k] for i in range(len(t) - k + 1)}
-    holders: dict[bytes, set[bytes]] = {}
-    for t, grams in pieces.items():
-        for g in grams:
-            holders.setdefault(g, set()).add(t)
-    while holders:
-        best = max(holders, key=lambda g: (len(holders[g]), g))
-        chosen.append(best)
-        for t in list(holders[best]):
-            for g in pieces[t]:
-                held = holders.get(g)
-                if held is not None:
-                    held.discard(t)
-                    if not held:
-                        del holders[g]
-    return sorted(chosen)
-
-
-def _strong(text: bytes) -> bool:
-    """Whether a required text is worth searching for as a literal factor.
-
-    Factors are ASCII-caseless, so a non-ASCII text (lower-cased by str.lower) would
-    miss its upper-case form. A short or mostly non-letter text ("gpu", "4090",
-    "p4d.") would find many lines that its regex rejects (step counters, sizes):
-    such a branch stays a regex, whose context Hyperscan checks itself."""
-    return (
-        text.isascii()
-        and len(text) >= 5
-        and b"\n" not in text
-        and sum(97 <= c <= 122 for c in text) >= 3
-    )
-
-
-def _hs_escape(text: bytes) -> bytes:
-    """A literal text as a Hyperscan expression (every byte but letters and digits as ``\\xHH``)."""
-    return b"".join(
-        bytes([c]) if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) else b"\\x%02x" % c
-        for c in text
-    )
-
-
-def _hs_plan(hs: object, patterns: Sequence[tuple[str, bool]]) -> tuple[list[Any], list[int], list[list[int]]]:
-    """What the Hyperscan database holds: ``(items, prefilter ids, factor patterns)``.
-
-    A branch with required literal texts (:func:`_required`) is searched for by the
-    factors of :func:`factor_cover` (ids from ``len(patterns)`` on, caseless), and a
-    line holding one is confirmed with the exact regexes of the patterns whose texts
-    contain that factor; the other branches go in as regexes, as before (prefilter
-    mode for lookarounds, confirmed likewise). Items are ``(expression, flags, id)``.
-    Parsing ~900 branches costs ~0.1 s: the plan is cached, keyed by the patterns."""
-    from rocmfix._quick import cached  # noqa: PLC0415
-
-    key = "\0".join(f"{int(ic)}{src}" for src, ic in patterns).encode("utf-8", "surrogatepass")
-    # Bump the tag when _strong, factor_cover or _required change what a plan holds.
-    key = f"{getattr(hs, '__version__', '')}\0hs-plan-1\0{_FACTOR_LEN}\0".encode() + key
-
-    def build() -> tuple[list[Any], list[int], list[list[int]]]:
-        items: list[tuple[bytes, int, int]] = []
-        prefilter: set[int] = set()
-        literal: list[tuple[int, tuple[bytes, ...]]] = []
-        base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
-        for pid, (source, icase) in enumerate(patterns):
-            flags = base | (hs.HS_FLAG_CASELESS if icase else 0)  # type: ignore[attr-defined]
-            lookaround = bool(_HS_UNSUPPORTED.search(source))
-            if lookaround:
-                flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
-            for branch in split_alternation(source):
-                lits = _required(branch)
-                if lits is not None and all(_strong(t) for t in lits):
-                    literal.append((pid, lits))
-                    continue
-                expr, superset = _hs_source(branch)
-                if superset or lookaround:
-                    prefilter.add(pid)
-                items.append((expr, flags, pid))
-        factors = factor_cover(lits for _, lits in literal)
-        index = {f: i for i, f in enumerate(factors)}
-        fpids: list[set[int]] = [set() for _ in factors]
-        for pid, lits in literal:
-            for t in lits:
-                for f in factors:
-                    if f in t:
-                        fpids[index[f]].add(pid)
-        start = len(patterns)
-        caseless = hs.HS_FLAG_CASELESS  # type: ignore[attr-defined]
-        items.extend((_hs_escape(f), caseless, start + i) for i, f in enumerate(factors))
-        return [list(i) for i in items], sorted(prefilter), [sorted(p) for p in fpids]
-
-    return cached("hsplan", key, build)  # type: ignore[no-any-return]
 
 
 # Compiling the KB's patterns takes ~0.2 s; the compiled database is cached on
