@@ -458,7 +458,7 @@ class _ReEngine:
     def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
         end = len(src) if b is None else b
         hits: list[int] = []
-        if a or end != len(src) or not isinstance(src, bytes):  # a reused read buffer too
+        if a or end != len(src):
             src, a, end = bytes(memoryview(src)[a:end]), 0, end - a
         low = src.lower()
         find = self._any_needle
@@ -1022,13 +1022,6 @@ def _pread(fd: int, n: int, off: int) -> bytes:
         raise InputError(f"cannot read input ({err.strerror})") from None
 
 
-def _preadv(fd: int, buf: bytearray, off: int) -> int:
-    try:
-        return os.preadv(fd, [buf], off)
-    except OSError as err:
-        raise InputError(f"cannot read input ({err.strerror})") from None
-
-
 class _LineCounter:
     """Counts newlines in a file range: ``wc -l`` in a second process for the whole
     file (it runs on the other core while this one scans), in-process for the few
@@ -1139,7 +1132,7 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
             line_no += block.count(b"\n", pos, ls)
             pos, last_end = ls, le + 1
             raw = (
-                bytes(block[ls:le])
+                block[ls:le]
                 if le - ls <= _LONG_BYTES
                 else _long_head_tail(memoryview(block)[ls:le])
             )
@@ -1161,25 +1154,12 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
             first = first[: SHORT_INPUT + 1]
             if _grep_scan(fd, start, size, engine, state, counter):  # type: ignore[arg-type]
                 pos = size  # grep read it all
-        # Full chunks are read into a few reused buffers (one per chunk in flight):
-        # a fresh 8 MB object per read costs the kernel fresh pages each time.
-        big = size - pos >= 2 * CHUNK and hasattr(os, "preadv")
-        ring = [bytearray(CHUNK) for _ in range(workers + 1)] if big else []
-        n_read = 0
         while pos < size:
-            want = min(CHUNK, size - pos)
-            if ring and want == CHUNK:
-                block = ring[n_read % len(ring)]
-                n_read += 1
-                got = _preadv(fd, block, pos)
-                if got != CHUNK:  # a short read (the file shrank): its bytes only
-                    block = bytes(block[:got])
-            else:
-                block = _pread(fd, want, pos)
+            block = _pread(fd, min(CHUNK, size - pos), pos)
             if not block:
                 break
             if not first:
-                first = bytes(block[: SHORT_INPUT + 1])
+                first = block[: SHORT_INPUT + 1]
                 if b"\n" not in block and b"\r" in block:
                     raise _NotPlain
             cut = block.rfind(b"\n") + 1 if pos + len(block) < size else len(block)
@@ -1195,7 +1175,7 @@ def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _Hyperscan
                         break
                     end += len(more)
                 tail_part = _pread(fd, min(_TAIL + 1, end - pos), end - min(_TAIL + 1, end - pos))
-                raw = bytes(block[:_HEAD]) + _MARK + tail_part.rstrip(b"\n")[-_TAIL:]
+                raw = block[:_HEAD] + _MARK + tail_part.rstrip(b"\n")[-_TAIL:]
                 long_lines += 1
                 drain(0)
                 collect(pos, raw, len(raw), engine.scan(raw))
