@@ -26,8 +26,12 @@ def run(args: argparse.Namespace) -> int:
     from rocmfix.actions.transaction import default_state
 
     records, problems = read_history_checked(default_state())
-    for problem in problems:
-        print(f"rocmfix: warning: {problem}", file=sys.stderr)
+    if problems:
+        from rocmfix._lang import locale_lang
+        from rocmfix.i18n_errors import warning
+
+        for problem in problems:
+            print(warning(problem, locale_lang()), file=sys.stderr)
     if args.json:
         rows = [
             {
