@@ -266,6 +266,202 @@ SUMMARIES: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
         ("torch built for ROCm {v} but system ROCm {w} is loaded first", "torch 为 ROCm {v} 构建,但先加载了系统的 ROCm {w}"),
         ("torch loaded {lib} from {p}, not its own", "torch 从 {p} 加载了 {lib},而不是它自带的"),
         ("amdgpu-dkms is installed for {k}, but amdgpu is not loaded", "已为 {k} 安装 amdgpu-dkms,但没有加载 amdgpu"),
+        # device access, containers, Secure Boot
+        ("cannot open {nodes}: {why}", "无法打开 {nodes}:{why}"),
+        ("cannot open {nodes}: no although {user} is in its group", "无法打开 {nodes},尽管 {user} 在它的用户组中"),
+        ("no ({e}: {s})", "失败({e}:{s})"),
+        ("no ({e})", "失败({e})"),
+        ("cannot open {nodes} read-write as {user}", "无法以 {user} 身份读写打开 {nodes}"),
+        ("cannot open {nodes} read-write as {user} (permission denied)", "无法以 {user} 身份读写打开 {nodes}(没有权限)"),
+        (
+            "cannot open {nodes} read-write as {user}, although this process is in the nodes' group",
+            "无法以 {user} 身份读写打开 {nodes},尽管这个进程在这些节点的用户组中",
+        ),
+        (
+            "cannot open {nodes} read-write as {user} (permission denied), although this process is"
+            " in the nodes' group",
+            "无法以 {user} 身份读写打开 {nodes}(没有权限),尽管这个进程在这些节点的用户组中",
+        ),
+        ("/dev/kfd exists but KFD has no usable GPU behind it (open: {e})", "/dev/kfd 存在,但 KFD 后面没有可用的 GPU(打开:{e})"),
+        (
+            "/dev/kfd does not exist: the {kind} container was started without --device /dev/kfd",
+            "/dev/kfd 不存在:{kind} 容器启动时没有加 --device /dev/kfd",
+        ),
+        ("{kind} container started without {what}", "{kind} 容器启动时没有传入 {what}"),
+        (
+            "{kind} container started without /dev/kfd and /dev/dri render nodes",
+            "{kind} 容器启动时没有传入 /dev/kfd 和 /dev/dri 的 render 节点",
+        ),
+        ("{kind} container started without /dev/dri render nodes", "{kind} 容器启动时没有传入 /dev/dri 的 render 节点"),
+        ("{kind} container has {nodes} but cannot open it ({e})", "{kind} 容器中有 {nodes},但无法打开({e})"),
+        ("{kind} container has {nodes} but cannot open them ({e})", "{kind} 容器中有 {nodes},但都无法打开({e})"),
+        (
+            "{kind} container with /dev/kfd and {n} render node(s) that open read-write",
+            "{kind} 容器中有 /dev/kfd 和 {n} 个可读写打开的 render 节点",
+        ),
+        (
+            "Secure Boot is on and amdgpu is not loaded although amdgpu-dkms is built for this kernel:"
+            " the unsigned module is refused",
+            "安全启动已开启,amdgpu-dkms 已为这个内核构建,但 amdgpu 没有加载:未签名的模块被拒绝",
+        ),
+        (
+            "Secure Boot is on and the amdgpu-dkms module is loaded (signed with an enrolled key)",
+            "安全启动已开启,amdgpu-dkms 模块已加载(用已登记的密钥签名)",
+        ),
+        (
+            "Secure Boot is on: an out-of-tree amdgpu-dkms module must be signed",
+            "安全启动已开启:树外的 amdgpu-dkms 模块必须签名",
+        ),
+        ("Secure Boot is on; the inbox amdgpu driver is signed", "安全启动已开启;内核自带的 amdgpu 驱动已签名"),
+        # the kernel log: what each line means, "(Nx)" times, and the chip's note
+        *(
+            pair
+            for en, zh in (
+                ("GPU ring timeout (a hung job)", "GPU ring 超时(任务卡住)"),
+                ("GPU reset", "GPU 重置"),
+                ("firmware failed to load", "固件加载失败"),
+                ("KFD could not create a process's GPU address space", "KFD 无法为进程创建 GPU 地址空间"),
+                ("amdgpu failed to initialise the GPU", "amdgpu 初始化 GPU 失败"),
+                (
+                    "the kernel refused an unsigned amdgpu module (Secure Boot)",
+                    "内核拒绝了未签名的 amdgpu 模块(安全启动)",
+                ),
+                ("KFD does not support this GPU", "KFD 不支持这块 GPU"),
+                ("this kernel's KFD has no entry for the GPU's device id", "这个内核的 KFD 中没有这块 GPU 的设备 id"),
+                ("KFD did not take the GPU (kgd2kfd_probe failed)", "KFD 没有接纳这块 GPU(kgd2kfd_probe 失败)"),
+                ("KFD skipped the GPU: the PCIe path lacks atomics", "KFD 跳过了这块 GPU:PCIe 路径不支持原子操作"),
+            )
+            for pair in (
+                (en + " ({n}x)", zh + "({n} 次)"),
+                (en + " ({n}x) ({why})", zh + "({n} 次)({why})"),
+            )
+        ),
+        ("{gfx}: no current ROCm supports it", "{gfx}:目前没有任何 ROCm 支持它"),
+        (
+            "the GPU is newer than this kernel's KFD (a newer kernel or amdgpu-dkms adds it)",
+            "这块 GPU 比这个内核的 KFD 新(更新的内核或 amdgpu-dkms 会加入它)",
+        ),
+        # the GPUs, their gfx and the ROCm that lists them
+        (
+            "{s}: current ROCm lists {names} as unsupported and no PyTorch ROCm wheel rocmfix knows"
+            " of targets it",
+            "{s}:当前 ROCm 把 {names} 列为不支持,rocmfix 知道的 PyTorch ROCm wheel 也都不支持它",
+        ),
+        (
+            "{s}: current ROCm lists {names} as unsupported and no PyTorch ROCm wheel rocmfix knows"
+            " of targets them",
+            "{s}:当前 ROCm 把 {names} 列为不支持,rocmfix 知道的 PyTorch ROCm wheel 也都不支持它们",
+        ),
+        ("{s}: {gfx} is older than any GPU ROCm supports", "{s}:{gfx} 比 ROCm 支持的任何 GPU 都旧"),
+        ("{s}: {gfx} are older than any GPU ROCm supports", "{s}:{gfx} 比 ROCm 支持的任何 GPU 都旧"),
+        ("{s}: {gfx} is not in the gfx table", "{s}:{gfx} 不在 gfx 表中"),
+        ("{s}: {gfx} are not in the gfx table", "{s}:{gfx} 不在 gfx 表中"),
+        (
+            "{s}: {gfx} is not in the gfx table ({newer} newer than any GPU it lists)",
+            "{s}:{gfx} 不在 gfx 表中({newer} 比表中的任何 GPU 都新)",
+        ),
+        (
+            "{s}: {gfx} are not in the gfx table ({newer} newer than any GPU it lists)",
+            "{s}:{gfx} 不在 gfx 表中({newer} 比表中的任何 GPU 都新)",
+        ),
+        (
+            "{s}; the {name} ({gfx}) at {slot} has no KFD node (KFD left it out)",
+            "{s};位于 {slot} 的 {name}({gfx})没有 KFD 节点(KFD 没有接纳它)",
+        ),
+        (
+            "{s}; the AMD GPU at {slot} has no KFD node (KFD left it out)",
+            "{s};位于 {slot} 的 AMD GPU 没有 KFD 节点(KFD 没有接纳它)",
+        ),
+        ("{s}; {listing} have no KFD node (KFD left it out)", "{s};{listing} 没有 KFD 节点(KFD 没有接纳它们)"),
+        (
+            "iGPU {igpu} is enumerated beside the discrete {dgpu} and is not hidden",
+            "集成显卡 {igpu} 与独立显卡 {dgpu} 一同被枚举,且没有被隐藏",
+        ),
+        ("iGPU {igpu} present but hidden by {how}", "有集成显卡 {igpu},但已被 {how} 隐藏"),
+        (
+            "the iGPU {gfx} (node {n}) is visible and torch has no kernels for it; HIP can then fail"
+            " to load code for every device",
+            "集成显卡 {gfx}(节点 {n})可见,而 torch 没有它的内核;HIP 可能因此无法为所有设备加载代码",
+        ),
+        (
+            "ROCm {v} is older than the first release that lists {gfx} (node {n}, listed from ROCm {w})",
+            "ROCm {v} 早于最早列出 {gfx} 的版本(节点 {n},从 ROCm {w} 起列出)",
+        ),
+        ("ROCm {v} is older than the first release that lists {named}", "ROCm {v} 早于最早列出 {named} 的版本"),
+        ("ROCm {v} lists {named}, yet its runtime does not recognise it", "ROCm {v} 列出了 {named},但它的运行时不认识它"),
+        (
+            "the runtime could not create an agent for {named}; {nodes} do not open",
+            "运行时无法为 {named} 创建 agent;{nodes} 打不开",
+        ),
+        (
+            "the WSL runtime of ROCm {v} does not support this GPU ({rocr})",
+            "ROCm {v} 的 WSL 运行时不支持这块 GPU({rocr})",
+        ),
+        (
+            "rocminfo lists node {n} ({name}) as {gfx}, but the KFD reports {kfd}: an override"
+            " relabels it as another GPU family",
+            "rocminfo 把节点 {n}({name})列为 {gfx},但 KFD 报告的是 {kfd}:覆盖变量把它标成了另一个 GPU 家族",
+        ),
+        # library paths
+        ("LD_LIBRARY_PATH puts {p} ahead of ROCm's own libraries", "LD_LIBRARY_PATH 把 {p} 排在 ROCm 自己的库之前"),
+        (
+            "LD_LIBRARY_PATH puts {p} (holds {lib}) ahead of ROCm's own libraries",
+            "LD_LIBRARY_PATH 把 {p}(含有 {lib})排在 ROCm 自己的库之前",
+        ),
+        (
+            "LD_LIBRARY_PATH puts {p} ahead of ROCm's own libraries, and rocminfo's runtime does not"
+            " recognise a GPU its release lists",
+            "LD_LIBRARY_PATH 把 {p} 排在 ROCm 自己的库之前,而 rocminfo 的运行时不认识它的版本列出的 GPU",
+        ),
+        (
+            "no libamdhip64 on the library path (torch is a {flavour} build; ROCm wheels bring their own)",
+            "库路径上没有 libamdhip64(torch 是 {flavour} 构建;ROCm wheel 自带)",
+        ),
+        ("torch loaded {lib} from {p}, not its own copy in {d}", "torch 从 {p} 加载了 {lib},而不是它自带的 {d} 中的那份"),
+        (
+            "torch built for ROCm {v} but system ROCm {w} is loaded first ({p})",
+            "torch 为 ROCm {v} 构建,但先加载了系统的 ROCm {w}({p})",
+        ),
+        (
+            "under WSL torch uses its bundled {lib}, not AMD's WSL runtime",
+            "在 WSL 下 torch 使用它自带的 {lib},而不是 AMD 的 WSL 运行时",
+        ),
+        (
+            "under WSL torch loads its bundled {p} instead of AMD's WSL runtime",
+            "在 WSL 下 torch 加载了它自带的 {p},而不是 AMD 的 WSL 运行时",
+        ),
+        # torch builds and overrides
+        ("torch {v} is a CPU-only build", "torch {v} 是只支持 CPU 的构建"),
+        ("torch {v} is a CUDA build (CUDA {c})", "torch {v} 是 CUDA 构建(CUDA {c})"),
+        ("torch {v} is a CUDA build (CUDA {c}) on an AMD GPU", "torch {v} 是 CUDA 构建(CUDA {c}),而这里是 AMD GPU"),
+        (
+            "torch {v} is a CUDA build running on {names} (not a ROCm setup)",
+            "torch {v} 是运行在 {names} 上的 CUDA 构建(不是 ROCm 环境)",
+        ),
+        ("torch {v}, HIP {hip}, {n} GPU(s): ", "torch {v},HIP {hip},{n} 块 GPU"),
+        ("{name}={v} names {gfx}'s own target; it does nothing", "{name}={v} 指定的就是 {gfx} 自己的目标;它不起任何作用"),
+        (
+            "{name}={v} makes {who} run as {target}, another GPU family: wrong-ISA code faults",
+            "{name}={v} 让 {who} 以另一个 GPU 家族的 {target} 运行:指令集不符的代码会出错",
+        ),
+        (
+            "{name}={v} makes {who} run as {target}, another GPU family: wrong-ISA code faults (use {ok})",
+            "{name}={v} 让 {who} 以另一个 GPU 家族的 {target} 运行:指令集不符的代码会出错(请用 {ok})",
+        ),
+        (
+            "{name}={v} stands in for {gfx} kernels this torch lacks, but {why}",
+            "{name}={v} 替代了这个 torch 缺少的 {gfx} 内核,但{why}",
+        ),
+        (
+            "wheels target {gfx} natively from torch {v} (verified)",
+            "从 torch {v} 起 wheel 原生支持 {gfx}(已核实)",
+        ),
+        ("AMD calls the override a debugging aid", "AMD 把这个覆盖变量称为调试手段"),
+        (
+            "{gfx} runs as {other} only through HSA_OVERRIDE_GFX_VERSION={v}, which is not a verified"
+            " override for it",
+            "{gfx} 只能通过 HSA_OVERRIDE_GFX_VERSION={v} 以 {other} 运行,而这不是经过核实的覆盖值",
+        ),
         # verify's notes
         ("recorded on the demo machine before the fix", "修复之前在演示机器上录制"),
         ("recorded on the demo machine after {what}", "在演示机器上 {what} 之后录制"),
