@@ -177,3 +177,34 @@ def test_most_check_lines_of_the_recorded_machines_read_chinese(
                 chinese += bool(HAN.search(line.partition("：")[2]))
     assert total > 1000
     assert chinese / total >= 0.99, (chinese, total)
+
+
+def test_doctor_v_fix_lines_and_details_of_the_recorded_machines_read_chinese(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `doctor -v` adds each check's fix line and its details; the commands they carry stay as
+    # typed, the words around them are Chinese (evidence lines are raw values and stay as read)
+    import json
+
+    from rocmfix.i18n_results import summary as zh_summary
+
+    _zh(monkeypatch, tmp_path)
+    hosts = Path(__file__).parent / "data" / "host"
+    fixes = fixes_zh = prose = prose_zh = 0
+    for machine in sorted(p for p in hosts.iterdir() if (p / "snapshot.json").is_file()):
+        main(["doctor", "--json", "--snapshot", str(machine)])
+        for check in json.loads(capsys.readouterr().out)["checks"]:
+            if check["fix"]:
+                fixes += 1
+                fixes_zh += bool(HAN.search(zh_summary(check["fix"], "zh")))
+            for line in check["details"].splitlines():
+                if line[:1].isupper() and line.rstrip().endswith("."):  # a sentence, not a table row
+                    prose += 1
+                    prose_zh += bool(HAN.search(zh_summary(line, "zh")))
+    assert fixes > 80 and prose > 20
+    assert fixes_zh / fixes >= 0.95, (fixes_zh, fixes)
+    assert prose_zh / prose >= 0.95, (prose_zh, prose)
+    main(["doctor", "-v", "--snapshot", str(hosts / "podman-rootless-nogroup")])
+    out = capsys.readouterr().out
+    assert "设备已经传入，但进程不在宿主机的设备用户组中" in out  # a detail line, worded
+    assert "podman run" in out and "--group-add keep-groups" in out  # its command, as typed

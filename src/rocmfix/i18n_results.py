@@ -462,6 +462,265 @@ SUMMARIES: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
             " override for it",
             "{gfx} 只能通过 HSA_OVERRIDE_GFX_VERSION={v} 以 {other} 运行,而这不是经过核实的覆盖值",
         ),
+        # the checks' fix lines (shown on a failure and with -v)
+        ("See the amdgpu-module and kernel-log checks.", "见 amdgpu-module 和 kernel-log 检查。"),
+        ("Read the lines above in context: {cmd}", "请结合上下文阅读上面的行:{cmd}"),
+        (
+            "No driver setting or override makes this GPU work with current ROCm; use an older ROCm"
+            " stack that supported it, or another GPU.",
+            "没有任何驱动设置或覆盖变量能让这块 GPU 在当前 ROCm 上工作;请使用曾经支持它的旧版 ROCm,"
+            "或换一块 GPU。",
+        ),
+        (
+            "No driver setting makes KFD accept this GPU; use an older ROCm stack that supported it,"
+            " or another GPU.",
+            "没有任何驱动设置能让 KFD 接纳这块 GPU;请使用曾经支持它的旧版 ROCm,或换一块 GPU。",
+        ),
+        (
+            "Current ROCm and PyTorch builds have no code for this GPU; use an older ROCm stack that"
+            " supported it, or another GPU.",
+            "当前的 ROCm 和 PyTorch 构建都没有这块 GPU 的代码;请使用曾经支持它的旧版 ROCm,或换一块 GPU。",
+        ),
+        (
+            "Current ROCm and PyTorch wheels have no code for this GPU; only an older ROCm stack or a"
+            " self-built PyTorch can use it (see gpu-arch-vs-torch when torch is probed).",
+            "当前的 ROCm 和 PyTorch wheel 都没有这块 GPU 的代码;只有旧版 ROCm 或自行编译的 PyTorch"
+            " 能用它(探测 torch 时见 gpu-arch-vs-torch)。",
+        ),
+        (
+            "Reinstall ROCm (or remove the leftovers) so that one release is installed completely.",
+            "重装 ROCm(或删除残留文件),让一个版本完整地安装好。",
+        ),
+        (
+            "Use AMD's WSL ROCm runtime and a ROCm PyTorch wheel; ignore missing /dev/kfd.",
+            "请使用 AMD 的 WSL ROCm 运行时和 ROCm 版 PyTorch wheel;没有 /dev/kfd 可以忽略。",
+        ),
+        (
+            "Install torch, torchvision and torchaudio from the {index} index (`rocmfix fix"
+            " reinstall-torch`, or by hand: {cmd}); `rocmfix install-plan` shows why.",
+            "从 {index} 索引安装 torch、torchvision 和 torchaudio(`rocmfix fix reinstall-torch`,"
+            "或手动:{cmd});`rocmfix install-plan` 会说明原因。",
+        ),
+        (
+            "Install torch, torchvision and torchaudio from the {index} index (`rocmfix fix"
+            " reinstall-torch`, or by hand: {cmd}); `rocmfix install-plan` shows why. Then unset {name}.",
+            "从 {index} 索引安装 torch、torchvision 和 torchaudio(`rocmfix fix reinstall-torch`,"
+            "或手动:{cmd});`rocmfix install-plan` 会说明原因。然后 `unset {name}`。",
+        ),
+        (
+            "Read the device-nodes, user-groups and env-visible-devices checks.",
+            "请阅读 device-nodes、user-groups 和 env-visible-devices 检查。",
+        ),
+        (
+            "Put the GPU in a CPU-attached slot (not a chipset slot, riser or PCIe switch without"
+            " atomics) on a CPU and board with PCIe 3.0 atomics, and check the BIOS; see {url}",
+            "把 GPU 插在直连 CPU 的插槽上(不要用芯片组插槽、转接卡或不支持原子操作的 PCIe 交换芯片),"
+            "CPU 和主板须支持 PCIe 3.0 原子操作,并检查 BIOS;参见 {url}",
+        ),
+        (
+            "Inside a container this is fixed on the host, not here: restart it with {cmd}.",
+            "在容器里这要在宿主机上修复,而不是在这里:请用 {cmd} 重新启动容器。",
+        ),
+        (
+            "Install AMD's WSL ROCm runtime, then replace torch's bundled runtime with it: {cmd}",
+            "安装 AMD 的 WSL ROCm 运行时,然后用它替换 torch 自带的运行时:{cmd}",
+        ),
+        (
+            "sudo modprobe amdgpu; if that fails read {cmd} (blacklist, nomodeset, firmware).",
+            "`sudo modprobe amdgpu`;如果失败,请查看 {cmd}(blacklist、nomodeset、firmware)。",
+        ),
+        ("sudo modprobe amdgpu and read the error it prints.", "运行 `sudo modprobe amdgpu` 并查看它打印的错误。"),
+        ("Read the kernel-log check for amdgpu errors on that device.", "请在 kernel-log 检查中查看这个设备的 amdgpu 错误。"),
+        (
+            "Inside this container the devices' group is unmapped (it shows as nogroup), so no group"
+            " change inside helps; restart it with {cmd} (crun runtime, as a user in the device's"
+            " group on the host; containers/podman#10166).",
+            "在这个容器里设备的用户组没有映射(显示为 nogroup),所以在容器里改用户组没有用;请用 {cmd}"
+            " 重新启动它(crun 运行时,并以宿主机上属于设备用户组的用户运行;containers/podman#10166)。",
+        ),
+        (
+            "Inside this container the devices' group is unmapped (it shows as nogroup), so no group"
+            " change inside helps; restart it with a rootful {cmd}: rootless docker cannot map the"
+            " host's device group.",
+            "在这个容器里设备的用户组没有映射(显示为 nogroup),所以在容器里改用户组没有用;请用有 root"
+            " 权限的 {cmd} 重新启动它:rootless docker 无法映射宿主机的设备用户组。",
+        ),
+        (
+            "Check AMD's WSL compatibility list ({url}) for this card and Windows driver, and install"
+            " a ROCm WSL release that lists it.",
+            "请在 AMD 的 WSL 兼容列表({url})中查找这块显卡和 Windows 驱动,并安装列出了它的 ROCm WSL 版本。",
+        ),
+        (
+            "Unset what you did not set on purpose (check ~/.bashrc and your job scripts).",
+            "请 unset 不是你有意设置的变量(检查 ~/.bashrc 和作业脚本)。",
+        ),
+        (
+            "Add yourself to the render and video groups (see user-groups), then log out and in.",
+            "把自己加入 render 和 video 组(见 user-groups),然后注销并重新登录。",
+        ),
+        ("sudo usermod -aG render {user}, then log out and in.", "`sudo usermod -aG render {user}`,然后注销并重新登录。"),
+        ("Install ROCm {v} or newer.", "请安装 ROCm {v} 或更新的版本。"),
+        (
+            "Enroll the DKMS signing key (sudo mokutil --import /var/lib/dkms/mok.pub, reboot, confirm"
+            " the enrollment) or turn Secure Boot off in the firmware settings.",
+            "登记 DKMS 签名密钥(`sudo mokutil --import /var/lib/dkms/mok.pub`,重启,确认登记),"
+            "或在固件设置中关闭安全启动。",
+        ),
+        ("Load amdgpu (see the amdgpu-module check).", "加载 amdgpu(见 amdgpu-module 检查)。"),
+        ("See the {id} check.", "见 {id} 检查。"),
+        (
+            "Log out and back in (or reboot); `newgrp render` works for one shell.",
+            "注销并重新登录(或重启);`newgrp render` 只对一个 shell 有效。",
+        ),
+        (
+            "Read the kernel-log and gpu-list checks for why KFD left the GPU out.",
+            "请阅读 kernel-log 和 gpu-list 检查,了解 KFD 为什么没有接纳这块 GPU。",
+        ),
+        ("See the kernel-log check for why KFD skipped it.", "见 kernel-log 检查,了解 KFD 为什么跳过了它。"),
+        ("Run `rocmfix doctor` on the host.", "请在宿主机上运行 `rocmfix doctor`。"),
+        (
+            "Unset LD_LIBRARY_PATH (or remove the ROCm entry) when running PyTorch wheels.",
+            "运行 PyTorch wheel 时请 unset LD_LIBRARY_PATH(或删除其中的 ROCm 条目)。",
+        ),
+        (
+            "In docker use --ipc=host or --shm-size 8G; or DataLoader(num_workers=0).",
+            "在 docker 中使用 --ipc=host 或 --shm-size 8G;或者用 `DataLoader(num_workers=0)`。",
+        ),
+        (
+            "Hide the iGPU: rocmfix fix hide-igpu (not a global HSA_OVERRIDE_GFX_VERSION, which would"
+            " relabel the discrete GPU too).",
+            "隐藏集成显卡:`rocmfix fix hide-igpu`(不要用全局的 HSA_OVERRIDE_GFX_VERSION,它也会改变独立显卡的标识)。",
+        ),
+        (
+            "export ROCR_VISIBLE_DEVICES={v} (or disable the iGPU in the BIOS).",
+            "`export ROCR_VISIBLE_DEVICES={v}`(或在 BIOS 中禁用集成显卡)。",
+        ),
+        (
+            "torch has no code for a visible GPU: see gpu-arch-vs-torch and env-hsa-override.",
+            "torch 没有某块可见 GPU 的代码:见 gpu-arch-vs-torch 和 env-hsa-override。",
+        ),
+        (
+            "Run rocminfo in a clean shell (env -u LD_LIBRARY_PATH rocminfo); remove what your shell"
+            " start-up files source.",
+            "在干净的 shell 中运行 rocminfo(`env -u LD_LIBRARY_PATH rocminfo`);删掉 shell 启动文件 source 进来的设置。",
+        ),
+        (
+            "Install the headers ({pkg}) and rerun `sudo dkms autoinstall`, or boot a kernel the driver"
+            " supports.",
+            "安装内核头文件({pkg})并重新运行 `sudo dkms autoinstall`,或启动驱动支持的内核。",
+        ),
+        (
+            "See env-hsa-override: unset the global HSA_OVERRIDE_GFX_VERSION and set"
+            " HSA_OVERRIDE_GFX_VERSION_<node> only for the GPU that needs it.",
+            "见 env-hsa-override:unset 全局的 HSA_OVERRIDE_GFX_VERSION,只为需要它的 GPU 设置"
+            " HSA_OVERRIDE_GFX_VERSION_<node>。",
+        ),
+        (
+            "no official PyTorch ROCm wheel works on {gfx}, and rocmfix knows no older stack that did.",
+            "没有官方 PyTorch ROCm wheel 能在 {gfx} 上运行,rocmfix 也不知道有哪个旧版组合可以。",
+        ),
+        # the checks' details (doctor -v)
+        (
+            "The kernel sees the card but the amdgpu/KFD driver did not register it for compute.",
+            "内核能看到这块显卡,但 amdgpu/KFD 驱动没有把它登记为计算设备。",
+        ),
+        (
+            "The PCI device id names the chip (amdgpu's pciidlist) and its gfx target; current ROCm and"
+            " PyTorch builds have no code for it.",
+            "PCI 设备 id 指明了芯片(amdgpu 的 pciidlist)和它的 gfx 目标;当前的 ROCm 和 PyTorch 构建都没有它的代码。",
+        ),
+        (
+            "Neither /opt/rocm/.info/version nor rocm_version.h is there: a partial install or leftovers"
+            " of a removed one.",
+            "/opt/rocm/.info/version 和 rocm_version.h 都不存在:安装不完整,或是已删除版本的残留。",
+        ),
+        (
+            "ROCm on WSL needs AMD's WSL runtime (librocdxg) and a supported Radeon; rocminfo and"
+            " rocm-smi behave differently and HSA_OVERRIDE_GFX_VERSION does not apply to the Windows"
+            " driver.",
+            "WSL 上的 ROCm 需要 AMD 的 WSL 运行时(librocdxg)和受支持的 Radeon 显卡;rocminfo 和 rocm-smi"
+            " 的行为不同,HSA_OVERRIDE_GFX_VERSION 对 Windows 驱动不起作用。",
+        ),
+        (
+            "ROCr reports OUT_OF_RESOURCES (4104) for any failed start, usually /dev/kfd not opening or"
+            " no usable GPU; it is not about memory. The device-nodes and kernel-log checks say which.",
+            "ROCr 在任何启动失败时都报告 OUT_OF_RESOURCES(4104),通常是 /dev/kfd 打不开或没有可用的 GPU;"
+            "这与内存无关。device-nodes 和 kernel-log 检查会说明是哪一种。",
+        ),
+        (
+            "The devices were passed in, but the process lacks the host's device group (or the"
+            " container's device cgroup refuses them).",
+            "设备已经传入,但进程不在宿主机的设备用户组中(或容器的设备 cgroup 拒绝了它们)。",
+        ),
+        (
+            "Under WSL the runtime accepts only the Radeon cards on AMD's WSL support list for that ROCm"
+            " release and Windows driver; /dev/kfd is absent by design.",
+            "在 WSL 下,运行时只接受 AMD 的 WSL 支持列表中对应该 ROCm 版本和 Windows 驱动的 Radeon 显卡;"
+            "没有 /dev/kfd 是设计如此。",
+        ),
+        (
+            "A runtime older than the GPU may not know it. Tools and builds that use the system ROCm"
+            " (rocminfo, compiled extensions) are affected; a ROCm PyTorch wheel brings its own.",
+            "比 GPU 旧的运行时可能不认识它。使用系统 ROCm 的工具和构建(rocminfo、编译的扩展)会受影响;"
+            "ROCm 版 PyTorch wheel 自带运行时。",
+        ),
+        (
+            "ROCm may pick the iGPU or fail to initialise on it; HSA_OVERRIDE_GFX_VERSION also applies"
+            " to it.",
+            "ROCm 可能选中集成显卡,或在它上面初始化失败;HSA_OVERRIDE_GFX_VERSION 也会作用于它。",
+        ),
+        (
+            "A module that built can still be refused at load time (Secure Boot, a blacklist): see the"
+            " secure-boot and kernel-log checks.",
+            "构建成功的模块在加载时仍可能被拒绝(安全启动、黑名单):见 secure-boot 和 kernel-log 检查。",
+        ),
+        (
+            "LD_LIBRARY_PATH or LD_PRELOAD puts a system ROCm ahead of the libraries torch was built with.",
+            "LD_LIBRARY_PATH 或 LD_PRELOAD 把系统 ROCm 排在 torch 构建时所用的库之前。",
+        ),
+        (
+            "A release that lists the GPU knows its ISA: something replaced the runtime's own libraries"
+            " or environment (a compiler environment script is a known case).",
+            "列出了这块 GPU 的版本认识它的指令集:有东西替换了运行时自己的库或环境(已知的例子是编译器的环境脚本)。",
+        ),
+        (
+            "The kernel refused the open with EINVAL: neither a group nor a missing device; compare with"
+            " `rocminfo` on the host.",
+            "内核以 EINVAL 拒绝了打开:既不是用户组问题,也不是缺少设备;请和宿主机上的 `rocminfo` 对比。",
+        ),
+        (
+            "The runtime inside a generic ROCm wheel talks to /dev/kfd, which WSL does not have.",
+            "通用 ROCm wheel 里的运行时要访问 /dev/kfd,而 WSL 没有它。",
+        ),
+        (
+            "Under WSL the GPU is reached only through AMD's WSL runtime (/dev/dxg); torch loads its own"
+            " {p}, which has no WSL path.",
+            "在 WSL 下 GPU 只能经由 AMD 的 WSL 运行时(/dev/dxg)访问;torch 加载的是它自带的 {p},没有通往 WSL 的路径。",
+        ),
+        (
+            "Read /var/lib/dkms/amdgpu/<version>/build/make.log for the compiler error.",
+            "编译器的错误见 /var/lib/dkms/amdgpu/<version>/build/make.log。",
+        ),
+        (
+            "KFD answers ENOMEM/ENODEV when it registered no device: the GPU is not supported by this"
+            " kernel's KFD, lacks PCIe atomics, or failed to initialise. Groups do not help.",
+            "KFD 没有登记任何设备时会回答 ENOMEM/ENODEV:这块 GPU 不受这个内核的 KFD 支持、缺少 PCIe"
+            " 原子操作,或初始化失败。用户组帮不上忙。",
+        ),
+        (
+            "With the device nodes closed to this user the runtime cannot query the GPU, so the message"
+            " says nothing about the ROCm release (see device-nodes).",
+            "设备节点对这个用户关闭时,运行时无法查询 GPU,所以这条消息说明不了 ROCm 版本的问题(见 device-nodes)。",
+        ),
+        ("Sources: {urls}", "来源:{urls}"),
+        (
+            "node {n}: GPU {gfx} ({names}), VRAM {v}, PCI {slot}, render node {r}",
+            "节点 {n}:GPU {gfx}({names}),显存 {v},PCI {slot},render 节点 {r}",
+        ),
+        (
+            "node {n}: iGPU {gfx} ({names}), VRAM {v}, PCI {slot}, render node {r}",
+            "节点 {n}:集成显卡 {gfx}({names}),显存 {v},PCI {slot},render 节点 {r}",
+        ),
         # verify's notes
         ("recorded on the demo machine before the fix", "修复之前在演示机器上录制"),
         ("recorded on the demo machine after {what}", "在演示机器上 {what} 之后录制"),
