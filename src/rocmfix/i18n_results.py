@@ -872,7 +872,8 @@ WHY_PYTHON_ZH: dict[str, str] = {
 
 def doctor_word(lang: str, key: str, **values: object) -> str:
     words = DOCTOR.get(lang, DOCTOR["en"])
-    return words.get(key, DOCTOR["en"][key]).format(**values)
+    template = words.get(key)
+    return (DOCTOR["en"][key] if template is None else template).format(**values)
 
 FAILURE_KIND_ZH: dict[str, str] = {
     "crash": "崩溃",
@@ -936,5 +937,8 @@ VERIFY: dict[str, dict[str, str]] = {
 
 
 def verify_word(lang: str, key: str, **values: object) -> str:
+    # a key only one language has (zh's no_amd_gpu: English says it in the command) is looked
+    # up in the other only when missing, never eagerly
     words = VERIFY.get(lang, VERIFY["en"])
-    return words.get(key, VERIFY["en"][key]).format(**values)
+    template = words.get(key)
+    return (VERIFY["en"][key] if template is None else template).format(**values)
