@@ -17,7 +17,7 @@ import re
 from rocmfix.i18n_errors import _fw, _rx, translate
 
 __all__ = ["PLAN", "RISK_ZH", "STAGES_ZH", "STATUS_ZH", "SUMMARIES", "TITLES_ZH"]
-__all__ += ["plan_line", "risk", "stage", "summary", "title"]
+__all__ += ["VERIFY_DETAILS", "plan_line", "risk", "stage", "summary", "title", "verify_detail"]
 
 TITLES_ZH: dict[str, str] = {
     "device-nodes": "GPU 设备节点",
@@ -741,6 +741,91 @@ SUMMARIES: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
         ),
     )
 )
+
+VERIFY_DETAILS: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
+    (
+        # what a passing stage measured
+        ("{n} device(s) visible", "可见 {n} 块设备"),
+        ("{n} device(s)", "{n} 块设备"),
+        ("{size} written and read back", "写入并读回 {size}"),
+        ("H2D {r} GB/s, bit-exact", "主机到设备 {r} GB/s,逐位一致"),
+        ("max rel err {e}", "最大相对误差 {e}"),
+        ("{size} round trip, H2D {r} GB/s", "{size} 往返,主机到设备 {r} GB/s"),
+        ("{shape} fp32, max rel err {e}", "{shape} fp32,最大相对误差 {e}"),
+        ("{shape}, max rel err {errs}", "{shape},最大相对误差 {errs}"),
+        ("{n} device(s) idle", "{n} 块设备空闲"),
+        ("first use {t}s; first/repeat: {parts}", "首次使用 {t} 秒;首次/重复:{parts}"),
+        (
+            "loss {a} -> {b} in {n} steps ({dtype} autocast + GradScaler)",
+            "loss 在 {n} 步内从 {a} 到 {b}({dtype} autocast + GradScaler)",
+        ),
+        ("{backend} compiled in {t}s, then {ms} ms", "{backend} 编译用时 {t} 秒,之后每次 {ms} 毫秒"),
+        (
+            "{backend} compiled in {t}s, then {ms} ms, triton {v}",
+            "{backend} 编译用时 {t} 秒,之后每次 {ms} 毫秒,triton {v}",
+        ),
+        (
+            "{g} of {f} GiB free filled and read back in {t}s; OOM {oom}",
+            "填满空闲 {f} GiB 中的 {g} GiB 并读回,用时 {t} 秒;OOM {oom}",
+        ),
+        ("{w} ranks, {b}, bus bandwidth {bw} GB/s", "{w} 个 rank,{b},总线带宽 {bw} GB/s"),
+        ("1 rank, {b}: init, all-reduce, destroy ({g} GB/s)", "1 个 rank,{b}:初始化、all-reduce、销毁({g} GB/s)"),
+        ("CPU rehearsal (no GPU is tested)", "CPU 演练(没有测试任何 GPU)"),
+        # why a stage failed
+        (
+            "this torch is a CPU-only build: torch.version.hip and torch.version.cuda are both None",
+            "这个 torch 是只支持 CPU 的构建:torch.version.hip 和 torch.version.cuda 都是 None",
+        ),
+        ("torch ({f} build) sees no GPU", "torch({f} 构建)看不到 GPU"),
+        ("torch ({f} build) sees no GPU: {why}", "torch({f} 构建)看不到 GPU:{why}"),
+        (
+            "invalid device ordinal: device {i} requested, {n} visible",
+            "无效的设备编号:请求了设备 {i},只有 {n} 块可见",
+        ),
+        ("{name} matmul returned NaN", "{name} 矩阵乘法返回了 NaN"),
+        ("{name} matmul returned inf", "{name} 矩阵乘法返回了 inf"),
+        ("{name} matmul returned all zeros", "{name} 矩阵乘法返回了全零"),
+        (
+            "{name} matmul differs from the float64 reference: max rel err {e} > {tol}",
+            "{name} 矩阵乘法与 float64 参考结果不一致:最大相对误差 {e} > {tol}",
+        ),
+        ("data changed on a host -> device -> host round trip", "数据在主机 -> 设备 -> 主机的往返中变了"),
+        ("a freshly filled buffer does not read back as written", "刚填充的缓冲区读回的内容与写入的不同"),
+        (
+            "{name} conv2d {what} differs from the float64 reference: {shown} > {tol}",
+            "{name} conv2d {what} 与 float64 参考结果不一致:{shown} > {tol}",
+        ),
+        ("training loss became NaN/inf under autocast", "autocast 下训练 loss 变成了 NaN/inf"),
+        ("weights became NaN/inf after training: {w}", "训练后权重变成了 NaN/inf:{w}"),
+        ("GradScaler found inf/NaN gradients in {k} of {n} steps", "GradScaler 在 {n} 步中的 {k} 步发现了 inf/NaN 梯度"),
+        ("training loss did not fall: {a} -> {b} over {n} steps", "训练 loss 没有下降:{n} 步内 {a} -> {b}"),
+        ("torch.compile needs Triton, which does not import here: {e}", "torch.compile 需要 Triton,但这里无法导入它:{e}"),
+        (
+            "Triton {v} at {p} has no AMD backend ({b}): a CUDA build of Triton shadows the ROCm one",
+            "位于 {p} 的 Triton {v} 没有 AMD 后端({b}):CUDA 版 Triton 遮住了 ROCm 版",
+        ),
+        ("torch.compile result differs from eager: max rel err {e}", "torch.compile 的结果与 eager 不一致:最大相对误差 {e}"),
+        ("{exc} after {a} of the {f} GiB reported free", "在报告空闲的 {f} GiB 中分配到 {a} GiB 后出错:{exc}"),
+        (
+            "memory chunk {i} of {n} reads back {lo}..{hi}, written {w}",
+            "第 {i} 块显存(共 {n} 块)读回 {lo}..{hi},写入的是 {w}",
+        ),
+        ("all-reduce did not finish within {t} s", "all-reduce 在 {t} 秒内没有完成"),
+        ("all-reduce rank {r} failed (exit status {s})", "all-reduce 的 rank {r} 失败(退出码 {s})"),
+        ("all-reduce on rank {r} gave {v}, expected {want}", "rank {r} 上的 all-reduce 得到 {v},应为 {want}"),
+        ("torch.distributed is not available in this torch build", "这个 torch 构建中没有 torch.distributed"),
+        (
+            "a world-size-1 all-reduce changed the data: {a}..{b}, expected 3.0",
+            "world size 为 1 的 all-reduce 改变了数据:{a}..{b},应为 3.0",
+        ),
+    )
+)
+
+
+def verify_detail(text: str, lang: str) -> str:
+    """A verify stage's detail or failure message in ``lang`` (values kept; unknown stays English)."""
+    return translate(text, VERIFY_DETAILS, lang) if lang == "zh" and text else text
+
 
 PLAN: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
     (
