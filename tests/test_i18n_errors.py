@@ -140,3 +140,5 @@ def test_a_skipped_journal_line_warns_in_chinese(
     assert main(["history"]) == 0
     err = capsys.readouterr().err
     assert f"rocmfix：警告：{state / 'journal.jsonl'}:1：不是 JSON 对象；已跳过这一行" in err, err
+    assert main(["history"]) == 0
+    assert capsys.readouterr().out == "还没有应用过修复\n"
