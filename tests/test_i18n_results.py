@@ -198,7 +198,8 @@ def test_doctor_v_fix_lines_and_details_of_the_recorded_machines_read_chinese(
                 fixes += 1
                 fixes_zh += bool(HAN.search(zh_summary(check["fix"], "zh")))
             for line in check["details"].splitlines():
-                if line[:1].isupper() and line.rstrip().endswith("."):  # a sentence, not a table row
+                sentence = line[:1].isupper() and line.rstrip().endswith(".")  # not a table row
+                if sentence:
                     prose += 1
                     prose_zh += bool(HAN.search(zh_summary(line, "zh")))
     assert fixes > 80 and prose > 20

@@ -114,7 +114,9 @@ def test_amd_gpu_presence_is_read_from_kfd_or_a_drm_vendor(tmp_path) -> None:  #
     assert amd_gpu_present(str(tmp_path))
 
 
-@pytest.mark.parametrize(("lang", "needle"), [("zh_CN.UTF-8", "本机没有 AMD GPU"), ("C.UTF-8", "No AMD GPU")])
+@pytest.mark.parametrize(
+    ("lang", "needle"), [("zh_CN.UTF-8", "本机没有 AMD GPU"), ("C.UTF-8", "No AMD GPU")]
+)
 def test_a_failed_verify_on_a_machine_without_an_amd_gpu_says_so_in_the_locale(
     lang: str, needle: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -177,9 +177,16 @@ def render(summary: dict[str, Any], compress: Any, lang: str = "en") -> list[str
             who = c["fail"] or c["error"]
             mark = "✗" if c["fail"] else "?"
             names = _names(who, compress, lang)
-            lines += _wrap(w["on"].format(mark=mark, id=c["id"], n=len(who), names=names), "  ", lang)
+            lines += _wrap(
+                w["on"].format(mark=mark, id=c["id"], n=len(who), names=names), "  ", lang
+            )
     lines += ["", w["versions"]]
-    for key, label in (("torch", "torch"), ("rocm", "ROCm"), ("gfx", "gfx"), ("kernel", w["kernel"])):
+    for key, label in (
+        ("torch", "torch"),
+        ("rocm", "ROCm"),
+        ("gfx", "gfx"),
+        ("kernel", w["kernel"]),
+    ):
         sep = "：" if lang == "zh" else ": "
         lines += _wrap(f"{label}{sep}{_counted(summary['versions'][key])}", "  ", lang)
     if summary["unreadable"]:

@@ -200,7 +200,9 @@ def fill_text(text: str, params: Mapping[str, str], lang: str = "en") -> str:
     between the spaces that set a Latin value apart; next to Chinese text they are dropped
     ("必须包含 你的 GPU" reads "必须包含你的 GPU")."""
     if lang != "zh":
-        return _PLACEHOLDER_RE.sub(lambda m: params.get(m.group(1)) or learn(m.group(1), lang), text)
+        return _PLACEHOLDER_RE.sub(
+            lambda m: params.get(m.group(1)) or learn(m.group(1), lang), text
+        )
 
     def value(m: object) -> str:
         name = m.group(1)  # type: ignore[attr-defined]
