@@ -57,7 +57,7 @@ _AMD_CONTEXT = _rx.compile(
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
     r"\bRX ?\d{3,4}(?:XTX?|GRE|M|S)?\b|\b[5-9]\d{2}0 ?XTX?\b|"
     # Hygon DCUs run a ROCm/HIP-derived stack (DTK, hy-smi): the same ROCm causes, told with other names.
-    r"\bHygon\b|\u6d77\u5149|\bhy-smi\b|\bDCUs?\b",
+    r"\bHygon\b|\bhy-smi\b|\bDCUs?\b",
     _rx.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
