@@ -74,6 +74,12 @@ def _top(matcher: Matcher, text: str) -> tuple[str, bool] | None:
             "rocm-library-version-mismatch",
         ),
         ("ROCm Configuration Error: Cannot find rocm library hip_hcc", "rocm-library-version-mismatch"),
+        # Windows HIP SDK: hiprtc named after its SDK version, asked for inside another major's folder
+        (
+            "Failed to load ZLUDA: Could not find module 'C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\hiprtc0507.dll' "
+            "(or one of its dependencies).",
+            "rocm-library-version-mismatch",
+        ),
         # told in words
         (
             "the tensorflow-rocm wheels on PyPI seem to require ROCm 3.3 or lower, and I am on 3.5",
@@ -116,6 +122,8 @@ def test_upstream_fact_names_its_cause(matcher: Matcher, text: str, cause: str) 
         # ROCm versions named without any mismatch
         ("PyTorch wheels are built for ROCm 6.2 and I installed ROCm 6.2, works fine", "rocm-library-version-mismatch"),
         ("requires ROCm 6.0 or newer", "rocm-library-version-mismatch"),
+        # the SDK's own hiprtc in its own folder: missing, not mismatched
+        ("Could not find module 'C:\\Program Files\\AMD\\ROCm\\5.7\\bin\\hiprtc0507.dll'", "rocm-library-version-mismatch"),
     ],
 )
 def test_near_miss_is_not_named(matcher: Matcher, text: str, not_cause: str) -> None:
