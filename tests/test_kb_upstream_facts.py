@@ -68,6 +68,9 @@ def _top(matcher: Matcher, text: str) -> tuple[str, bool] | None:
             "ROCm 6.2, Radeon PRO W7900\nW1203 init.cc:182] Compiled with WITH_GPU, but no GPU found in runtime.",
             "no-gpu-visible",
         ),
+        # PCIe atomics (ROCm docs): cards on x1 risers or a platform without atomics are left out
+        ("Two RX 580s on my mining rig, only the one in the x16 slot shows up, the others sit on x1 risers", "no-gpu-visible"),
+        ("rocminfo lists only the CPU agent; the board does not support PCIe atomics for the second slot", "no-gpu-visible"),
         # HCC-era libraries (removed with the move to HIP-Clang in ROCm 3.5)
         (
             "ImportError: libmcwamp.so: cannot open shared object file: No such file or directory",
@@ -122,6 +125,10 @@ def test_upstream_fact_names_its_cause(matcher: Matcher, text: str, cause: str) 
         # ROCm versions named without any mismatch
         ("PyTorch wheels are built for ROCm 6.2 and I installed ROCm 6.2, works fine", "rocm-library-version-mismatch"),
         ("requires ROCm 6.0 or newer", "rocm-library-version-mismatch"),
+        # ROCclr's line for an enumerated GPU whose link lacks atomics (an eGPU bridge): not a hidden GPU
+        ("ROCm 6.3, RX 7900 XTX over USB4\n:3:rocdevice.cpp :2931: Pcie atomics not enabled, hostcall not supported", "no-gpu-visible"),
+        # risers on an NVIDIA rig
+        ("8x RTX 3070 on x1 risers, all eight detected by nvidia-smi", "no-gpu-visible"),
         # the SDK's own hiprtc in its own folder: missing, not mismatched
         ("Could not find module 'C:\\Program Files\\AMD\\ROCm\\5.7\\bin\\hiprtc0507.dll'", "rocm-library-version-mismatch"),
     ],
