@@ -73,24 +73,6 @@ def test_a_decisive_signature_still_decides(model: rk.Ranker) -> None:
     assert all(v < 0.5 for k, v in final.items() if k != "no-binary-for-gpu")
 
 
-def test_among_decisive_signatures_the_combined_score_picks_the_first() -> None:
-    # Two entries a signature names with confidence: the one the combination finds more
-    # likely comes first, both stay causes, the confidences shown are the ones they would
-    # have had (each the higher of its two scores), handed out in that order, and what no signature decided stays "possibly related".
-    signature = {"no-binary-for-gpu": 0.9, "hip-runtime-lib-missing": 0.6, "gpu-out-of-memory": 0.3}
-    combined = {"no-binary-for-gpu": 0.2, "hip-runtime-lib-missing": 0.7, "gpu-out-of-memory": 0.95}
-    final = rk.decide(signature, combined)
-    assert final["hip-runtime-lib-missing"] > final["no-binary-for-gpu"] >= 0.5
-    assert round(final["hip-runtime-lib-missing"], 2) == 0.9
-    assert round(final["no-binary-for-gpu"], 2) == 0.7  # the higher of 0.6 and 0.7, moved down
-    assert final["gpu-out-of-memory"] < 0.5
-    # equal signature scores still come out in the combination's order, a shown percent apart
-    tied = rk.decide({"a": 0.9, "b": 0.9}, {"a": 0.1, "b": 0.4})
-    assert round(tied["b"], 2) - round(tied["a"], 2) >= 0.01 and tied["a"] >= 0.5
-    # one decisive entry keeps the higher of its two scores
-    assert rk.decide({"a": 0.6}, {"a": 0.8, "b": 0.9}) == {"a": 0.8, "b": 0.49}
-
-
 def test_signature_only_matching_is_still_available() -> None:
     text = "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object"
     result = Matcher(load_kb(), use_ranker=False).explain_text(text)

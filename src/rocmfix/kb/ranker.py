@@ -186,12 +186,6 @@ def decide(
     combined score (the ranker's voice) may name a cause by itself. An entry no
     signature or symptom matched at all names the cause only from ``alone`` up
     (the artifact's bar for the ranker's voice alone; below it, "possibly related").
-
-    Where several entries are decisive, the combined score (which weighs each one's
-    signature against the ranker's reading of the whole report) orders them: they
-    keep the same confidences between them, handed out in that order (each shown
-    percent below the one before), so the one the combination finds most likely to
-    be the root cause comes first and all of them stay causes.
     """
     decisive = {e for e, s in signature.items() if s >= 0.5}
     out: dict[str, float] = {}
@@ -202,13 +196,6 @@ def decide(
             out[e] = min(q, 0.49)
         else:
             out[e] = q
-    ranked = sorted((e for e in decisive if e in out), key=lambda e: (-combined[e], e))
-    if len(ranked) > 1:
-        values = sorted((out[e] for e in ranked), reverse=True)
-        prev = 2.0
-        for e, v in zip(ranked, values, strict=True):
-            v = max(min(round(v, 2), prev - 0.01), 0.5)
-            out[e] = prev = v
     return out
 
 
