@@ -547,8 +547,9 @@ def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]
         h.update(expr + b"\0" + str(flags).encode() + b"\0" + str(pid).encode() + b"\0")
     from pathlib import Path  # noqa: PLC0415 - pathlib's import is not on a short input's path
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
+    from rocmfix._quick import cache_dir  # noqa: PLC0415
+
+    return Path(cache_dir()) / f"hs-{h.hexdigest()[:32]}.db"
 
 
 def _load_cached_db(

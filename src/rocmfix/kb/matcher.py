@@ -262,7 +262,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
     import marshal  # noqa: PLC0415 - built in: plain tuples and strings load fastest so
     import os  # noqa: PLC0415
 
-    from rocmfix._quick import sha256  # noqa: PLC0415
+    from rocmfix._quick import cache_dir, sha256  # noqa: PLC0415
 
     keys = sorted(
         {
@@ -277,8 +277,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
     h = sha256(b"needles-2\0")  # bump when rocmfix.kb.literals changes
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = os.path.join(base, "rocmfix", f"needles-{h.hexdigest()[:32]}.marshal")
+    path = os.path.join(cache_dir(), f"needles-{h.hexdigest()[:32]}.marshal")
     try:
         with open(path, "rb") as fh:
             cached = marshal.loads(fh.read())  # our own cache file; one read (see rocmfix._rx)
