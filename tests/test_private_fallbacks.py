@@ -67,9 +67,7 @@ SABOTAGE = {
     "_sre.compile refuses rocmfix's code": (
         _FROM_RX + "import re, _sre\n_fail_from_rx(_sre, 'compile')"
     ),
-    "re's private compiler differs": (
-        _FROM_RX + "import re\n_fail_from_rx(re._compiler, '_code')"
-    ),
+    "re's private compiler differs": (_FROM_RX + "import re\n_fail_from_rx(re._compiler, '_code')"),
     "no importlib MAGIC_NUMBER": "sys.modules['_frozen_importlib_external'] = None",
     "no _sha256 or _sha2": "sys.modules['_sha256'] = None\nsys.modules['_sha2'] = None",
     "no _pickle": "sys.modules['_pickle'] = None",
@@ -94,7 +92,9 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     cache = tmp_path_factory.mktemp("warm")
     first, second = _run(cache, "pass"), _run(cache, "pass")
     assert first.returncode == second.returncode == 0, first.stderr
-    assert first.stdout == second.stdout and first.stdout.startswith('{"schema": "rocmfix.explain/1"')
+    assert first.stdout == second.stdout and first.stdout.startswith(
+        '{"schema": "rocmfix.explain/1"'
+    )
     assert {p.name.split("-")[0] for p in (cache / "rocmfix").iterdir()} >= {"re", "records", "kb"}
     return first.stdout, cache
 
