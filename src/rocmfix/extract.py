@@ -556,7 +556,11 @@ def _load_cached_db(
     hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]
 ) -> object | None:
     try:
-        data = _db_cache_path(hs, items).read_bytes()
+        from rocmfix._quick import read_cache  # noqa: PLC0415
+
+        data = read_cache(str(_db_cache_path(hs, items)))
+        if data is None:
+            return None
         db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
         db.scratch = hs.Scratch(db)  # a loaded database has no scratch space yet
         db.scan(b"probe\n", match_event_handler=lambda *_: None)

@@ -20,7 +20,7 @@ import os
 from _collections_abc import Mapping  # collections.abc.Mapping itself, without collections
 
 from rocmfix import __version__, _rx
-from rocmfix._quick import PickleError, cache_dir, pickle_load, sha256
+from rocmfix._quick import PickleError, cache_dir, pickle_loads, read_cache, sha256
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
 
@@ -137,13 +137,14 @@ def _prune(folder: str, pattern: str, keep: str, max_age_s: float = 7 * 86400) -
 def _cached_read(path: str | Path) -> tuple[Entry, ...]:
     key = _cache_key([path])
     cache = os.path.join(cache_dir(), f"kb-{key}.pickle")
-    try:
-        with open(cache, "rb") as fh:
-            entries = pickle_load(fh)  # noqa: S301 - our own cache file, keyed by content stamp
-        if isinstance(entries, tuple):
-            return entries
-    except (OSError, PickleError, EOFError, AttributeError, ImportError, TypeError):
-        pass
+    data = read_cache(cache)  # a regular file of bounded size, or None
+    if data is not None:
+        try:
+            entries = pickle_loads(data)  # noqa: S301 - our own cache file, keyed by content stamp
+            if isinstance(entries, tuple):
+                return entries
+        except (PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            pass
     entries = read_kb_file(path)
     import pickle  # noqa: PLC0415 - only to write the cache
 
