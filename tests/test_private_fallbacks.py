@@ -67,7 +67,12 @@ SABOTAGE = {
     "_sre.compile refuses rocmfix's code": (
         _FROM_RX + "import re, _sre\n_fail_from_rx(_sre, 'compile')"
     ),
-    "re's private compiler differs": (_FROM_RX + "import re\n_fail_from_rx(re._compiler, '_code')"),
+    "re's private compiler differs": (
+        _FROM_RX + "import re\n"
+        "compiler = getattr(re, '_compiler', None)\n"
+        "if compiler is None:\n    import sre_compile as compiler  # Python 3.10\n"
+        "_fail_from_rx(compiler, '_code')"
+    ),
     "no importlib MAGIC_NUMBER": "sys.modules['_frozen_importlib_external'] = None",
     "no _sha256 or _sha2": "sys.modules['_sha256'] = None\nsys.modules['_sha2'] = None",
     "no _pickle": "sys.modules['_pickle'] = None",
