@@ -195,3 +195,24 @@ def test_a_cache_write_that_fails_leaves_no_temporary_file(tmp_path: Path) -> No
     _quick.write_marshal(str(target / "file" / "y.marshal"), {"a": 1})  # a file as the dir
     assert sorted(p.name for p in target.iterdir()) == ["file", "x"]
     shutil.rmtree(target)
+
+
+class _RaisesOnLoad:
+    def __reduce__(self) -> tuple[object, ...]:
+        import operator
+
+        return (operator.getitem, ({}, "missing"))  # unpickling raises KeyError
+
+
+def test_a_kb_cache_that_fails_to_unpickle_in_any_way_is_parsed_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pickle
+
+    from rocmfix.kb.loader import load_kb
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    entries = load_kb([]).entries
+    (stored,) = (tmp_path / "rocmfix").glob("kb-*.pickle")
+    stored.write_bytes(pickle.dumps(_RaisesOnLoad()))
+    assert load_kb([]).entries == entries

@@ -20,7 +20,7 @@ import os
 from _collections_abc import Mapping  # collections.abc.Mapping itself, without collections
 
 from rocmfix import __version__, _rx
-from rocmfix._quick import PickleError, cache_dir, pickle_loads, read_cache, sha256
+from rocmfix._quick import cache_dir, pickle_loads, read_cache, sha256
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
 
@@ -143,7 +143,7 @@ def _cached_read(path: str | Path) -> tuple[Entry, ...]:
             entries = pickle_loads(data)  # noqa: S301 - our own cache file, keyed by content stamp
             if isinstance(entries, tuple):
                 return entries
-        except (PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        except Exception:  # noqa: BLE001 - a damaged cache of ours: parse the YAML instead
             pass
     entries = read_kb_file(path)
     import pickle  # noqa: PLC0415 - only to write the cache
