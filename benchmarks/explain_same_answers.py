@@ -9,6 +9,10 @@ benchmark line, and prefixes of each at 40/120/300/399 characters, in en and zh)
     PYTHONPATH=src python benchmarks/explain_same_answers.py /tmp/new.jsonl
     cmp /tmp/base.jsonl /tmp/new.jsonl
 
+With ``--engine`` every text goes through the large-input path instead (the
+multi-pattern engine over a stream: Hyperscan where installed, else the ``re``
+fallback; ``ROCMFIX_ENGINE=re`` forces it), so a change to the engines is compared too.
+
 Comparing outputs is not tuning: nothing here is read for its content. The JSON is
 written as `explain --json` writes it (``rocmfix.commands.explain.dumps`` where the
 tree has it, ``json.dumps`` before), so the comparison covers the writer too.
@@ -16,6 +20,7 @@ tree has it, ``json.dumps`` before), so the comparison covers the writer too.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -51,12 +56,17 @@ def main() -> int:
     m = matcher_for(kb)
     all_texts = texts()
     dumps = getattr(_explain_cmd, "dumps", lambda obj: json.dumps(obj, ensure_ascii=False))
-    with open(sys.argv[1], "w", encoding="utf-8") as fh:
+    args = [a for a in sys.argv[1:] if a != "--engine"]
+    engine = "--engine" in sys.argv[1:]
+    with open(args[0], "w", encoding="utf-8") as fh:
         for t in all_texts:
-            r = m.explain_text(t)
+            if engine:
+                r = m.explain_stream(io.BytesIO(t.encode("utf-8", errors="replace")))
+            else:
+                r = m.explain_text(t)
             for lang in ("en", "zh"):
                 fh.write(dumps(to_json(r, 3, lang)) + "\n")
-    print(f"{len(all_texts)} texts written to {sys.argv[1]}")
+    print(f"{len(all_texts)} texts written to {args[0]}")
     return 0
 
 

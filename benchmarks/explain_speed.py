@@ -20,7 +20,9 @@ package is byte-compiled there as pip does for a user (PYTHONDONTWRITEBYTECODE
 in the caller's environment is ignored), and the load average is printed at
 the start and the end: on a shared machine, read the ratios with it.
 
-Run: python benchmarks/explain_speed.py [--size-mb 1024] [--runs 11] [--venv PATH] [--cold-only]
+Run: python benchmarks/explain_speed.py [--size-mb 1024] [--runs 11] [--scale-runs 3]
+     [--fallback-runs 1] [--venv PATH] [--find-links WHEELS] [--cold-only]
+On a machine with more cores, pin it to two as the targets assume: taskset -c 0,1 python ...
 """
 
 from __future__ import annotations
@@ -127,13 +129,17 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def make_venv(repo: Path, where: Path) -> Path:
-    """A fresh venv with the package installed non-editable; returns its python."""
+def make_venv(repo: Path, where: Path, find_links: Path | None = None) -> Path:
+    """A fresh venv with the package installed non-editable; returns its python.
+
+    With ``find_links`` the dependencies come only from that folder of wheels
+    (``pip download -d DIR <repo>`` made elsewhere): for a machine with no index."""
     env = _clean_env()
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, env=env)
     py = where / "bin" / "python"
+    offline = ["--no-index", "--find-links", str(find_links)] if find_links else []
     subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(repo)],
+        [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *offline, str(repo)],
         check=True,
         env=env,
     )
@@ -152,6 +158,39 @@ def compile_venv(py: Path) -> None:
     ).stdout.strip()
     subprocess.run(
         [str(py), "-m", "compileall", "-q", "-j", "0", site], check=False, env=_clean_env()
+    )
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def machine(py: Path) -> None:
+    """What the figures were taken on: CPU model, the cores this run may use, versions."""
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 0
+    grep = subprocess.run(["grep", "--version"], capture_output=True, text=True, check=False)
+    hs = subprocess.run(
+        [str(py), "-c", "import hyperscan;print(hyperscan.__version__)"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_clean_env(),
+    )
+    print(f"CPU: {model}; cores usable by this run: {usable} of {os.cpu_count()}")
+    print(
+        f"python {sys.version.split()[0]}; {grep.stdout.splitlines()[0] if grep.stdout else 'grep ?'}; "
+        f"hyperscan in the venv: {hs.stdout.strip() or 'NOT INSTALLED'}"
     )
 
 
@@ -252,6 +291,10 @@ def main() -> int:
     ap.add_argument(
         "--fallback-mb", type=int, default=0, help="slice for the fallback engine (0: the whole log)"
     )
+    ap.add_argument("--fallback-runs", type=int, default=1, help="runs of the fallback (median)")
+    ap.add_argument(
+        "--find-links", type=Path, help="install dependencies only from this folder of wheels (no index)"
+    )
     ap.add_argument("--venv", type=Path, help="reuse this venv (rocmfix installed in it)")
     ap.add_argument("--keep-venv", action="store_true")
     ap.add_argument("--cold-only", action="store_true", help="only the cold-start comparison")
@@ -260,7 +303,7 @@ def main() -> int:
     ok = True
     with tempfile.TemporaryDirectory(prefix="rocmfix-bench-") as tmp:
         tmpd = Path(tmp)
-        print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average at start: {load()}")
         if args.venv:
             py = args.venv / "bin" / "python"
             compile_venv(py)
@@ -269,7 +312,7 @@ def main() -> int:
             where = Path(tempfile.gettempdir()) / "rocmfix-bench-venv" if args.keep_venv else tmpd / "venv"
             shutil.rmtree(where, ignore_errors=True)
             print(f"installing {repo} non-editable into a fresh venv ({where}) ...", flush=True)
-            py = make_venv(repo, where)
+            py = make_venv(repo, where, args.find_links)
         # A clean HOME-independent cache, as a first-time user has it; warmed once below.
         env = {
             **_clean_env(),
@@ -286,6 +329,7 @@ def main() -> int:
             check=True,
         ).stdout.strip()
         print(f"rocmfix under test: {where_from}")
+        machine(py)
 
         # 1. cold start. The first run fills the caches (parsed KB, compiled patterns).
         script = [str(py.parent / "rocmfix"), "explain", "--json", ERROR]
@@ -310,11 +354,12 @@ def main() -> int:
         )
 
         if args.cold_only:
-            print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            print(f"load average at the end: {load()}")
             print("PASS" if ok else "FAIL")
             return 0 if ok else 1
 
         # 2. scale
+        print(f"load average before the 1 GB runs: {load()}", flush=True)
         log = tmpd / "train.log"
         size = make_log(log, args.size_mb * 1024 * 1024)
         p30 = tmpd / "grep30.txt"
@@ -357,6 +402,7 @@ def main() -> int:
         )
 
         # 3. the fallback engine on a slice
+        print(f"load average before the fallback runs: {load()}", flush=True)
         piece = log
         if args.fallback_mb and args.fallback_mb < args.size_mb:
             piece = tmpd / "slice.log"
@@ -365,7 +411,7 @@ def main() -> int:
                 dst.write((ERROR + "\n").encode())
         fenv = {**env, "ROCMFIX_ENGINE": "re"}
         fexplain = [*rocmfix, "explain", "--json", "--file", str(piece)]
-        fmed, fgreps, ffound = scale("re", piece, fexplain, sets[:1], 1, fenv)
+        fmed, fgreps, ffound = scale("re", piece, fexplain, sets[:1], args.fallback_runs, fenv)
         frss = peak_rss_mb(fexplain, fenv)
         fr = fmed / fgreps["grep30"]
         ok &= ffound and fr <= 3
@@ -387,7 +433,7 @@ def main() -> int:
         )
         if args.keep_venv and not args.venv:
             print(f"venv kept at {py.parent.parent} (reuse with --venv {py.parent.parent})")
-    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at the end: {load()}")
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

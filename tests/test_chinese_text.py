@@ -73,3 +73,23 @@ def test_kb_show_in_chinese_labels_its_sections_in_chinese(
         assert english not in out, english
     assert "注意：" in out and "修复：" in out and "（风险：低）" in out
     assert not STRAY.search(out.split("参考资料")[0]), STRAY.search(out).group()  # type: ignore[union-attr]
+
+
+def test_the_words_for_an_unknown_value_sit_in_chinese_text_without_stray_spaces() -> None:
+    # a fix names the user's gfx target; unknown, it reads "你的 GPU 的 gfx 目标（运行 … 查看）",
+    # which must not keep the spaces the template sets around a Latin value such as gfx1031
+    from rocmfix.kb.render import fill_text
+
+    kb = load_kb()
+    bad = []
+    for entry in kb.entries:
+        for fix in entry.fixes:
+            zh = fix.text.get("zh")
+            if not zh or "{" not in zh:
+                continue
+            text = fill_text(zh, {}, "zh")
+            if STRAY.search(text):
+                bad.append((entry.id, STRAY.search(text).group(0), text[:80]))
+    assert not bad, bad
+    assert fill_text("请把 {gfx} 加入其列表", {"gfx": "gfx1031"}, "zh") == "请把 gfx1031 加入其列表"
+    assert fill_text("请把 {gfx} 加入其列表", {}, "zh").startswith("请把你的 GPU")

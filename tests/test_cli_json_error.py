@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from rocmfix.cli import main
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.mark.parametrize(
@@ -29,7 +32,7 @@ def test_refused_json_command_prints_one_error_object(
     lines = out.splitlines()
     assert len(lines) == 1, out
     record = json.loads(lines[0])
-    assert set(record) == {"schema", "error", "hint", "exit"}
+    assert set(record) == {"schema", "error", "hint", "code", "exit"}
     assert record["schema"] == "rocmfix.error/1"
     assert record["exit"] == 2
     assert needle in record["error"]
@@ -69,8 +72,56 @@ def test_usage_error_under_json_prints_one_error_object(
     assert len(lines) == 1, out
     record = json.loads(lines[0])
     assert record["schema"] == "rocmfix.error/1" and record["exit"] == 2
+    assert record["code"] == "usage"
     assert needle in record["error"]
     assert "usage:" in err and needle in err  # usage and message stay on stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "english", "chinese"),
+    [
+        (["doctor", "--json", "--check"], "argument --check: expected one argument", "需要一个值"),
+        (
+            ["verify", "--json", "--level", "fast"],
+            "argument --level: invalid choice: 'fast' (choose from 'quick', 'standard', 'full')",
+            "无效的选项",
+        ),
+        (["verify", "--json", "--timeout", "-1"], "not '-1'", "需要正的秒数"),
+        (["--json", "--bogus"], "unrecognized arguments: ", "无法识别的参数"),
+    ],
+)
+def test_a_chinese_usage_error_keeps_the_json_error_english(
+    argv: list[str],
+    english: str,
+    chinese: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the user reads stderr in their language; a script reads one object that is the same
+    # in every locale, as a refused command's is (its message is English too)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(SystemExit):
+        main(argv)
+    out, err = capsys.readouterr()
+    record = json.loads(out)
+    assert english in record["error"] and not HAN.search(record["error"])
+    assert record["code"] == "usage"
+    assert chinese in err
+
+
+def test_a_refused_command_s_json_says_its_kind_in_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    assert main(["kb", "show", "no-such-entry", "--json"]) == 2
+    out, err = capsys.readouterr()
+    record = json.loads(out)
+    assert record["code"] == "input" and "no KB entry" in record["error"]
+    assert "知识库中没有条目" in err
 
 
 def test_usage_error_without_json_keeps_stdout_empty(capsys: pytest.CaptureFixture[str]) -> None:

@@ -168,6 +168,18 @@ def test_session_mode_prints_exports_and_writes_nothing(
     assert not (home / ".bashrc").exists() and not journal(home).exists()
 
 
+def test_a_session_preview_does_not_claim_the_fix_is_in_place(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the lines shown are what the user runs: nothing is set yet, so "already in place" and
+    # "nothing to change" would say the opposite of what the user must do
+    assert main(["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "--session"]) == 0
+    out, err = capsys.readouterr()
+    assert "export HSA_OVERRIDE_GFX_VERSION='10.3.0'" in out
+    assert "already in place" not in out + err and "nothing to change" not in out + err
+    assert "nothing was changed." in err
+
+
 def test_unset_removes_a_variable_set_in_the_startup_file(home: Path) -> None:
     (home / ".bashrc").write_text("export LD_LIBRARY_PATH=/opt/rocm-6.0/lib\n")
     assert main(["fix", "set-env", "--unset", "LD_LIBRARY_PATH", "--apply", "--yes"]) == 0

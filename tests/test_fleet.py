@@ -202,3 +202,27 @@ def test_nodes_checked_with_no_torch_are_not_called_healthy_and_stdin_is_read(
     main(["fleet", "summarize", "-"])
     out = capsys.readouterr().out
     assert " 0 healthy" in out and "torch was not checked on 2 node(s)" in out
+
+
+def test_the_text_summary_speaks_chinese_under_a_chinese_locale(
+    reports: dict[str, dict],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rich.cells import cell_len
+
+    paths = [str(_write(tmp_path, name, doc)) for name, doc in reports.items()]
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    main(["fleet", "summarize", *paths])
+    out = capsys.readouterr().out
+    assert out.startswith("rocmfix fleet：共 4 个节点：")
+    assert "个节点）" in out and "节点：" in out and "版本：" in out
+    assert "failing" not in out and "Versions" not in out
+    assert "rx6700xt-no-override" in out  # node names as they were
+    assert max(cell_len(line) for line in out.splitlines()) <= 80
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    main(["fleet", "summarize", *paths])
+    assert capsys.readouterr().out.startswith("rocmfix fleet: 4 nodes: ")

@@ -530,3 +530,22 @@ def test_training_chatter_sends_no_line_to_the_exact_regexes(tmp_path: Path, mon
     monkeypatch.setattr(engine, "_verify", lambda s, a, e, checks: checked.extend(checks) or real(s, a, e, checks))
     assert engine.scan(text) == []
     assert checked == []
+
+
+def test_the_fallback_plan_comes_from_the_cache_on_the_next_run(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Parsing the KB's ~900 branches for literal texts cost ~0.3 s on every large
+    # input without Hyperscan; the second engine reads the plan instead.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    pats = _kb_patterns()
+    first = extract._ReEngine(pats)
+    calls: list[str] = []
+    real = extract._required
+    monkeypatch.setattr(extract, "_required", lambda b: calls.append(b) or real(b))
+    second = extract._ReEngine(pats)
+    assert calls == []
+    assert second._by_needle == first._by_needle and second._scan_all_src == first._scan_all_src
+    text = b"noise\n" + ERROR.encode() + b"\nmore noise\n"
+    assert first.scan(text) == second.scan(text) != []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other"))  # no cache: derived again, same plan
+    third = extract._ReEngine(pats)
+    assert calls and third._by_needle == first._by_needle

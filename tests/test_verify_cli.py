@@ -112,3 +112,23 @@ def test_amd_gpu_presence_is_read_from_kfd_or_a_drm_vendor(tmp_path) -> None:  #
     (tmp_path / "dev/kfd").write_text("")
     (card / "vendor").write_text("0x10de\n")
     assert amd_gpu_present(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("lang", "needle"), [("zh_CN.UTF-8", "本机没有 AMD GPU"), ("C.UTF-8", "No AMD GPU")]
+)
+def test_a_failed_verify_on_a_machine_without_an_amd_gpu_says_so_in_the_locale(
+    lang: str, needle: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the note is printed only where no AMD GPU shows; under a Chinese locale it once raised
+    # KeyError (a traceback instead of the report)
+    import rocmfix.commands.verify as verify_cmd
+
+    monkeypatch.setattr(verify_cmd, "amd_gpu_present", lambda root="/": False)
+    monkeypatch.setenv("LANG", lang)
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    code, out, err = verify(capsys, "--timeout", "10", "--python", str(FAKES / "segv_at_init"))
+    assert code == 1, err
+    assert needle in out
+    assert "Traceback" not in err

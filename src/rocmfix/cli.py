@@ -81,7 +81,9 @@ def _classes() -> dict[str, type]:
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str):  # type: ignore[override]  # NoReturn
             if _PARSE["json_error"]:
-                _print_json_error(RocmfixError(message))
+                from rocmfix.i18n_argparse import english  # noqa: PLC0415
+
+                _print_json_error(RocmfixError(english(message)), code="usage")
             if _PARSE["lang"] == "zh":
                 # argparse words its own part ("参数 --timeout："); an option's type check
                 # (``ArgumentTypeError``) brings English text, worded here like any refusal
@@ -207,12 +209,27 @@ def _print_error(err: RocmfixError, lang: str = "en") -> None:
         print(f"{dim}{hint}{translate(err.hint, HINTS, lang)}{off}", file=sys.stderr)
 
 
-def _print_json_error(err: RocmfixError) -> None:
+_ERROR_CODES = {
+    "InputError": "input",
+    "KbError": "kb",
+    "ProbeError": "probe",
+    "ActionError": "action",
+}
+
+
+def _print_json_error(err: RocmfixError, code: str | None = None) -> None:
     """Under --json a refused command still leaves one JSON object on stdout, so a script
-    reading stdout gets the reason and not an empty string (the message also goes to stderr)."""
+    reading stdout gets the reason and not an empty string (the message also goes to stderr).
+
+    The object's ``error`` and ``hint`` are English in every locale and ``code`` names the
+    kind of refusal (``usage``, ``input``, ``kb``, ``probe``, ``action``, ``error``), so a
+    script reads the same object anywhere; the lines on stderr are in the user's language.
+    """
     import json
 
     record = {"schema": "rocmfix.error/1", "error": err.message, "hint": err.hint or None}
+    kinds = (_ERROR_CODES.get(cls.__name__) for cls in type(err).__mro__)
+    record["code"] = code or next((k for k in kinds if k), "error")
     record["exit"] = int(err.exit_code)
     print(json.dumps(record, ensure_ascii=False))
 

@@ -295,6 +295,53 @@ def _text_re(source: str, icase: bool) -> re.Pattern[str] | None:
         return None
 
 
+def _re_plan(
+    patterns: Sequence[tuple[str, bool]], use_cache: bool = True
+) -> tuple[list[int], dict[bytes, list[int]], list[tuple[int, str, bool]]]:
+    """What the ``re`` fallback searches for: ``(patterns that compile, literal text ->
+    pattern numbers, branches without a literal text as (number, source, icase))``.
+
+    Parsing ~900 branches for their literal texts costs ~0.3 s, on every large
+    input without Hyperscan: the plan is cached, keyed by the patterns and the
+    interpreter (whose ``re`` parser it rests on)."""
+    import sys  # noqa: PLC0415
+
+    from rocmfix._quick import cached  # noqa: PLC0415
+
+    key = f"re-plan-1\0{sys.version}\0".encode() + "\0".join(
+        f"{int(ic)}{src}" for src, ic in patterns
+    ).encode("utf-8", "surrogatepass")
+
+    def build() -> tuple[list[int], dict[bytes, list[int]], list[tuple[int, str, bool]]]:
+        ok: list[int] = []
+        found: dict[bytes, list[int]] = {}
+        scan_src: list[tuple[int, str, bool]] = []
+        for i, (source, icase) in enumerate(patterns):
+            if _bytes_re(source, icase) is None:
+                continue
+            pid = len(ok)
+            ok.append(i)
+            for branch in split_alternation(source):
+                lits = _required(branch)
+                if lits is None:
+                    whole = _bytes_re(branch, icase) is None
+                    scan_src.append((pid, source if whole else branch, icase))
+                    continue
+                for lit in lits:
+                    found.setdefault(lit, []).append(pid)
+        # A needle that contains another one is implied by it: search the shorter only.
+        kept: dict[bytes, list[int]] = {}
+        for lit in sorted(found, key=len):
+            inner = next((k for k in kept if k in lit), None)
+            if inner is not None:
+                kept[inner].extend(found[lit])
+            else:
+                kept[lit] = list(found[lit])
+        return ok, {k: sorted(set(v)) for k, v in kept.items()}, scan_src
+
+    return cached("replan", key, build) if use_cache else build()  # type: ignore[no-any-return]
+
+
 class _ReEngine:
     """Fallback without Hyperscan: ``re`` over the raw bytes (ASCII semantics, like
     Hyperscan's MULTILINE block mode).
@@ -322,31 +369,16 @@ class _ReEngine:
         self._all_pids: list[int] = []
         self._bucket_map: dict[bytes, list[tuple[bytes, list[int]]]] | None | bool = False
         self._trie: re.Pattern[bytes] | None | bool = False
-        for source, icase in patterns:
-            rx = _bytes_re(source, icase)
-            if rx is None:
-                continue
-            pid = len(self._exact)
-            self._exact.append(rx)
-            for branch in split_alternation(source):
-                lits = _required(branch)
-                if lits is None:
-                    brx = _bytes_re(branch, icase)
-                    self._scan_all.append(brx if brx is not None else rx)
-                    self._scan_all_src.append((pid, branch if brx is not None else source, icase))
-                    continue
-                for lit in lits:
-                    self._by_needle.setdefault(lit, []).append(pid)
-        # A needle that contains another one is implied by it: search the shorter only.
-        ordered = sorted(self._by_needle, key=len)
-        kept: dict[bytes, list[int]] = {}
-        for lit in ordered:
-            inner = next((k for k in kept if k in lit), None)
-            if inner is not None:
-                kept[inner].extend(self._by_needle[lit])
-            else:
-                kept[lit] = list(self._by_needle[lit])
-        self._by_needle = {k: sorted(set(v)) for k, v in kept.items()}
+        ok, by_needle, scan_src = _re_plan(patterns)
+        exact = [_bytes_re(*patterns[i]) for i in ok]
+        if None in exact:  # pragma: no cover - a damaged cache: derive the plan again
+            ok, by_needle, scan_src = _re_plan(patterns, use_cache=False)
+            exact = [_bytes_re(*patterns[i]) for i in ok]
+        self._exact = exact  # type: ignore[assignment]
+        for pid, src, icase in scan_src:
+            self._scan_all.append(_bytes_re(src, icase) or self._exact[pid])
+            self._scan_all_src.append((pid, src, icase))
+        self._by_needle = by_needle
 
     def grep_plan(self) -> tuple[list[bytes], list[bytes]] | None:
         """What grep must look for so that every line this engine would hit is among

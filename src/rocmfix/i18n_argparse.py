@@ -329,3 +329,49 @@ def chinese(lang: str) -> Iterator[None]:
     finally:
         argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
         argparse.HelpFormatter.format_help = format_help  # type: ignore[method-assign]
+
+
+def _zh_pattern(template: str) -> re.Pattern[str]:
+    """A Chinese argparse template as a regex; each ``%(name)s``/``%r``/``%s`` captures."""
+    parts = re.split(r"(%\(\w+\)[sr]|%[sr])", template)
+    out, n = [], 0
+    for part in parts:
+        m = re.fullmatch(r"%\((\w+)\)[sr]|%[sr]", part)
+        if m:
+            out.append(f"(?P<{m.group(1) or f'_{n}'}>.+?)")
+            n += 1
+        else:
+            out.append(re.escape(part))
+    return re.compile("^" + "".join(out) + "$", re.S)
+
+
+_TO_EN = tuple(
+    (_zh_pattern(zh), en)
+    for table in (ARGPARSE_ZH, {"expected %s arguments": PLURAL_ZH["expected %s argument"]})
+    for en, zh in table.items()
+    if "%" in en and not en.endswith("\n")
+)
+_PLAIN_EN = {zh: en for en, zh in ARGPARSE_ZH.items() if "%" not in en}
+
+
+def english(message: str) -> str:
+    """argparse's error ``message`` worded in Chinese by :func:`chinese`, back in English.
+
+    A ``--json`` usage error leaves its ``error`` field in English whatever the locale,
+    as every refused command's does; the line on stderr stays in the user's language.
+    Text argparse did not word (an option's type check, in English already) is kept.
+    """
+    if message in _PLAIN_EN:
+        return _PLAIN_EN[message]
+    for rx, en in _TO_EN:
+        m = rx.match(message)
+        if not m:
+            continue
+        values = {k: english(v) for k, v in m.groupdict().items()}
+        en = en.replace(")r", ")s").replace("%r", "%s")  # the captured value is already quoted
+        if en == "expected %s arguments" and values.get("_0") == "1":
+            en = "expected %s argument"
+        if "%(" in en:
+            return en % values
+        return en % tuple(values[k] for k in sorted(values))
+    return message

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from rocmfix._lang import lang_of, locale_lang
 
-__all__ = ["HINTS", "LABELS", "MESSAGES", "lang_of", "locale_lang", "translate"]
+__all__ = ["HINTS", "LABELS", "MESSAGES", "SCHEMA", "lang_of", "locale_lang", "translate", "warning"]
 
 _V = r"(?P<{}>.+?)"
 
@@ -246,6 +246,73 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("expected a whole number, not {v}", "需要整数,而不是 {v}"),
         ("must be 1 or more, not {v}", "必须大于等于 1,而不是 {v}"),
         ("interrupted", "已中断"),
+        # warnings: a KB file or a journal line that was skipped, the state rocmfix reads
+        ("not UTF-8", "不是 UTF-8"),
+        ("unreadable journal line ({x})", "无法读取的修复记录行({x})"),
+        ("not a JSON object", "不是 JSON 对象"),
+        ("unknown event {e}", "未知的事件 {e}"),
+        ("bad record id {r}", "无效的记录 id {r}"),
+        ("begin without an action", "begin 事件没有 action"),
+        ("steps is not a list", "steps 不是列表"),
+        ("params is not a mapping", "params 不是映射"),
+        ("a second begin for {r}", "{r} 有第二个 begin 事件"),
+        ("event for unknown record {r}", "事件属于未知的记录 {r}"),
+        ("cannot read the journal {p}: {why}", "无法读取修复记录 {p}:{why}"),
+        (
+            "--no-redact: this report keeps usernames, hostnames, addresses, device serials"
+            " and any secret in the log; do not post it publicly",
+            "--no-redact:这份报告保留了用户名、主机名、地址、设备序列号和日志中的任何机密;"
+            "请不要公开发布",
+        ),
+    )
+) + (
+    # a KB file's problem, "FILE:LINE: entry 'ID' PROBLEM" (kb validate's cross-check puts a
+    # colon after the id); PROBLEM is worded from SCHEMA below
+    (
+        re.compile(r"^(?P<where>.+?): entry (?P<who>'[^']*'|#\d+):? (?P<msg>.+)$", re.S),
+        _fw("{where}:条目 {who}:{msg}"),
+    ),
+)
+
+SCHEMA: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (_rx(en), _fw(zh))
+    for en, zh in (
+        ("each entry must be a mapping", "每个条目都必须是映射"),
+        ("duplicate id {id}", "重复的 id {id}"),
+        ("fix names unknown action {a}", "修复指定了未知的动作 {a}"),
+        ("names unknown check {c}", "指定了未知的检查项 {c}"),
+        ("'{f}' needs English text ({en: ...})", "'{f}' 需要英文文本(`{{en: ...}}`)"),
+        ("'{f}' must be a string in one of {langs}", "'{f}' 必须是字符串,语言须为 {langs} 之一"),
+        ("'{f}' must be a mapping with regex or literal", "'{f}' 必须是含 regex 或 literal 的映射"),
+        ("'{f}' needs exactly one of regex or literal", "'{f}' 必须有且只有 regex 或 literal 之一"),
+        ("'{f}' pattern must be a non-empty string", "'{f}' 的模式必须是非空字符串"),
+        ("'{f}' does not compile: {why}", "'{f}' 无法编译:{why}"),
+        ("'{f}' must be a number in (0, 1]", "'{f}' 必须是 `(0, 1]` 之间的数"),
+        (
+            "'{f}' can backtrack catastrophically on a long line: {why}",
+            "'{f}' 在长行上可能发生灾难性回溯:{why}",
+        ),
+        ("'{f}' must be a mapping", "'{f}' 必须是映射"),
+        ("'{f}' must be a kebab-case action id", "'{f}' 必须是 kebab-case 的动作 id"),
+        ("'{f}' must be a kebab-case string", "'{f}' 必须是 kebab-case 字符串"),
+        ("'{f}' must be a mapping of names", "'{f}' 必须是以名称为键的映射"),
+        ("'{f}' given without an action", "给出了 '{f}',但没有 action"),
+        (
+            "'{f}' may not name an interpreter or venv (python, venv)",
+            "'{f}' 不能指定解释器或虚拟环境(python、venv)",
+        ),
+        ("'{f}' must be a list of strings", "'{f}' 必须是字符串列表"),
+        ("'{f}' must be a list of non-empty strings", "'{f}' 必须是非空字符串的列表"),
+        ("'{f}' must be a list of parameter names", "'{f}' 必须是参数名的列表"),
+        ("'{f}' must be a non-empty list", "'{f}' 必须是非空列表"),
+        ("'{f}' must be a list", "'{f}' 必须是列表"),
+        ("'{f}' must be one of {x}", "'{f}' 必须是 {x} 之一"),
+        ("'{f}' must be true or false", "'{f}' 必须是 true 或 false"),
+        ("'{f}' must be an integer 0..100", "'{f}' 必须是 0..100 之间的整数"),
+        ("'{f}' needs name and regex", "'{f}' 需要 name 和 regex"),
+        ("'{f}' needs a capture group", "'{f}' 需要一个捕获组"),
+        ("'{f}' needs at least one URL", "'{f}' 至少需要一个 URL"),
+        ("'{f}' must be a URL", "'{f}' 必须是 URL"),
     )
 )
 
@@ -407,7 +474,25 @@ def translate(text: str, table: Sequence[tuple[re.Pattern[str], str]], lang: str
         m = rx.match(text)
         if m:
             values = m.groupdict()
-            if "why" in values:  # a reason carried from another refusal reads Chinese too
-                values["why"] = translate(values["why"], table, lang)
+            for key in ("why", "m"):  # a reason carried from another refusal reads Chinese too
+                if key in values:
+                    values[key] = translate(values[key], table, lang)
+            if "msg" in values:  # a KB entry's problem
+                values["msg"] = translate(values["msg"], SCHEMA, lang)
             return template.format(**values)
     return text
+
+
+def warning(problem: str, lang: str) -> str:
+    """The ``rocmfix: warning: PROBLEM`` line in ``lang`` (a problem no table knows stays English)."""
+    if lang != "zh":
+        return "rocmfix: warning: " + problem
+    tail = ""
+    if problem.endswith(" (file skipped)"):
+        problem, tail = problem[: -len(" (file skipped)")], "（已跳过该文件）"
+    elif problem.endswith("; line skipped"):
+        problem, tail = problem[: -len("; line skipped")], "；已跳过这一行"
+        where = re.match(r"^(.+?:\d+): (.+)$", problem, re.S)  # JOURNAL:LINE: why
+        if where:
+            return f"rocmfix：警告：{where[1]}：{translate(where[2], MESSAGES, lang)}{tail}"
+    return "rocmfix：警告：" + translate(problem, MESSAGES, lang) + tail

@@ -128,7 +128,7 @@ class Plan:
             root = " [needs root]" if step.needs_root else ""
             lines.append(f"step {n}{root}:")
             lines.extend("  " + line for line in step.render().splitlines())
-        if not self.steps:
+        if not self.steps and not self.output:  # session mode: the lines to run are the plan
             lines.append("nothing to change")
         lines.extend(f"note: {note}" for note in self.notes)
         lines.extend(self.output)

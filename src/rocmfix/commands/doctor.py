@@ -189,7 +189,7 @@ def render(
             lines += [
                 paint(line, "dim")
                 for d in res.details.splitlines()
-                for line in _wrap(d, "    ", width)
+                for line in _wrap(summary(d, lang), "    ", width)
             ]
             for e in res.evidence:
                 lines += _wrap(f"{e.source}: {e.value}", "    ", width)

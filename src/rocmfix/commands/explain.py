@@ -192,8 +192,12 @@ def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # retur
             hint='rocmfix explain "hipErrorNoBinaryForGpu"  or  python train.py 2>&1 | rocmfix explain -',
         )
     kb = load_kb(args.kb)
-    for problem in kb.problems:
-        print(f"rocmfix: warning: {problem}", file=sys.stderr)
+    if kb.problems:
+        from rocmfix.i18n_errors import warning  # noqa: PLC0415
+
+        lang = getattr(args, "lang", None) or default_lang()
+        for problem in kb.problems:
+            print(warning(problem, lang), file=sys.stderr)
     matcher = matcher_for(kb)
     if args.file:
         with open_input(args.file) as stream:

@@ -96,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     if chosen is None:
         if not args.apply:
             plans = [p for _, _, p in offers if not isinstance(p, str)]
-            if plans and all(p.changes_nothing for p in plans):
+            if plans and all(p.changes_nothing for p in plans) and any(p.output for p in plans):
+                _say("nothing was changed.")  # session mode: the user runs the lines shown
+            elif plans and all(p.changes_nothing for p in plans):
                 _say("nothing to change: this is already in place.")
             elif not plans:
                 _say("nothing here that rocmfix can apply: the fixes above are done by hand.")

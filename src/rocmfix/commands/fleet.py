@@ -57,21 +57,73 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
     else:
-        sys.stdout.write("\n".join(render(summary, fleet.compress)) + "\n")
+        from rocmfix._lang import locale_lang
+
+        lang = locale_lang()
+        sys.stdout.write("\n".join(render(summary, fleet.compress, lang)) + "\n")
     status = summary["status"]
     return int(ExitCode.PROBLEMS_FOUND if status["fail"] or status["unreadable"] else ExitCode.OK)
 
 
-def _names(names: list[str], compress: Any) -> str:
+# The words of the text summary; ids, node names, versions and commands stay as they are.
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "head": "rocmfix fleet: {nodes} nodes: {fail} failing, {error} with checks that could not run, "
+        "{warn} with warnings only, {healthy} healthy, {unchecked}{unreadable} unreadable",
+        "unchecked": "{n} with no problem found but torch not checked, ",
+        "torch": "torch was not checked on {n} node(s) (doctor --no-torch): a CPU or CUDA torch, or a "
+        "GPU its build does not support, would not show. Run `rocmfix doctor --json` without "
+        "--no-torch to check it.",
+        "group": "{id}  ({n} node{s})",
+        "nodes": "nodes: ",
+        "failing": "failing checks: ",
+        "suspected": "also suspected: ",
+        "next": "  next: {cmd}",
+        "anywhere": "Checks failing anywhere:",
+        "on": "{mark} {id} on {n}: {names}",
+        "versions": "Versions:",
+        "kernel": "kernel",
+        "unreadable": "Unreadable:",
+        "more": "  ... and {n} more (see --json)",
+        "cut": "{shown} ... ({n} nodes in all; --json lists every one)",
+    },
+    "zh": {
+        "head": "rocmfix fleet：共 {nodes} 个节点：{fail} 个失败，{error} 个有检查无法运行，"
+        "{warn} 个只有警告，{healthy} 个正常，{unchecked}{unreadable} 个无法读取",
+        "unchecked": "{n} 个未发现问题但没有检查 torch，",
+        "torch": "有 {n} 个节点没有检查 torch（doctor --no-torch）：CPU 或 CUDA 版 torch、"
+        "或构建不支持的 GPU 都不会显示出来。去掉 --no-torch 运行 `rocmfix doctor --json` 来检查。",
+        "group": "{id}（{n} 个节点）",
+        "nodes": "节点：",
+        "failing": "失败的检查：",
+        "suspected": "同时怀疑：",
+        "next": "  下一步：{cmd}",
+        "anywhere": "在任何节点上失败的检查：",
+        "on": "{mark} {id} 在 {n} 个节点上：{names}",
+        "versions": "版本：",
+        "kernel": "内核",
+        "unreadable": "无法读取：",
+        "more": "  ……还有 {n} 个（见 --json）",
+        "cut": "{shown} ……（共 {n} 个节点；--json 列出全部）",
+    },
+}
+
+
+def _names(names: list[str], compress: Any, lang: str = "en") -> str:
     text = compress(names)
     if len(text) > _MAX_NAMES:
         cut = text.rfind(", ", 0, _MAX_NAMES)
         shown = text[: cut if cut > 0 else _MAX_NAMES]
-        return f"{shown} ... ({len(names)} nodes in all; --json lists every one)"
+        return WORDS[lang]["cut"].format(shown=shown, n=len(names))
     return text
 
 
-def _wrap(text: str, indent: str) -> list[str]:
+def _wrap(text: str, indent: str, lang: str = "en") -> list[str]:
+    if lang == "zh":
+        from rocmfix.commands._explain_render import wrap_cjk  # noqa: PLC0415
+
+        first, *rest = wrap_cjk(text, _WIDTH - len(indent) - 2).split("\n")
+        return [indent + first] + [indent + "  " + line for line in rest]
     return textwrap.wrap(
         text,
         _WIDTH,
@@ -86,48 +138,61 @@ def _counted(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} ({v})" for k, v in counts.items())
 
 
-def render(summary: dict[str, Any], compress: Any) -> list[str]:
-    """The text summary, one string per line (80 columns)."""
+def render(summary: dict[str, Any], compress: Any, lang: str = "en") -> list[str]:
+    """The text summary, one string per line (80 columns), in ``lang``."""
+    w = WORDS.get(lang, WORDS["en"])
+    lang = "zh" if w is WORDS["zh"] else "en"
     s = summary["status"]
     unchecked = [g["count"] for g in summary["groups"] if g["root_cause"].endswith("not-checked")]
     healthy = s["ok"] - sum(unchecked)
     lines = _wrap(
-        f"rocmfix fleet: {summary['nodes']} nodes: {s['fail']} failing, {s['error']} with checks "
-        f"that could not run, {s['warn']} with warnings only, {healthy} healthy, "
-        + (f"{sum(unchecked)} with no problem found but torch not checked, " if unchecked else "")
-        + f"{s['unreadable']} unreadable",
+        w["head"].format(
+            nodes=summary["nodes"],
+            fail=s["fail"],
+            error=s["error"],
+            warn=s["warn"],
+            healthy=healthy,
+            unchecked=w["unchecked"].format(n=sum(unchecked)) if unchecked else "",
+            unreadable=s["unreadable"],
+        ),
         "",
+        lang,
     )
     if s.get("torch_not_checked"):
-        lines += _wrap(
-            f"torch was not checked on {s['torch_not_checked']} node(s) (doctor --no-torch): "
-            "a CPU or CUDA torch, or a GPU its build does not support, would not show. "
-            "Run `rocmfix doctor --json` without --no-torch to check it.",
-            "",
-        )
+        lines += _wrap(w["torch"].format(n=s["torch_not_checked"]), "", lang)
     for g in summary["groups"]:
-        lines += ["", f"{g['root_cause']}  ({g['count']} node{'s' * (g['count'] != 1)})"]
-        lines += _wrap("nodes: " + _names(g["nodes"], compress), "  ")
+        n = g["count"]
+        lines += ["", w["group"].format(id=g["root_cause"], n=n, s="s" * (n != 1))]
+        lines += _wrap(w["nodes"] + _names(g["nodes"], compress, lang), "  ", lang)
         if g["failing_checks"]:
-            lines += _wrap("failing checks: " + _counted(g["failing_checks"]), "  ")
+            lines += _wrap(w["failing"] + _counted(g["failing_checks"]), "  ", lang)
         if g["also_suspected"]:
-            lines += _wrap("also suspected: " + _counted(g["also_suspected"]), "  ")
+            lines += _wrap(w["suspected"] + _counted(g["also_suspected"]), "  ", lang)
         if g["next_command"]:
-            lines.append(f"  next: {g['next_command']}")
+            lines.append(w["next"].format(cmd=g["next_command"]))
     bad = [c for c in summary["checks"] if c["fail"] or c["error"]]
     if bad:
-        lines += ["", "Checks failing anywhere:"]
+        lines += ["", w["anywhere"]]
         for c in bad:
             who = c["fail"] or c["error"]
             mark = "✗" if c["fail"] else "?"
-            lines += _wrap(f"{mark} {c['id']} on {len(who)}: {_names(who, compress)}", "  ")
-    lines += ["", "Versions:"]
-    for key, label in (("torch", "torch"), ("rocm", "ROCm"), ("gfx", "gfx"), ("kernel", "kernel")):
-        lines += _wrap(f"{label}: {_counted(summary['versions'][key])}", "  ")
+            names = _names(who, compress, lang)
+            lines += _wrap(
+                w["on"].format(mark=mark, id=c["id"], n=len(who), names=names), "  ", lang
+            )
+    lines += ["", w["versions"]]
+    for key, label in (
+        ("torch", "torch"),
+        ("rocm", "ROCm"),
+        ("gfx", "gfx"),
+        ("kernel", w["kernel"]),
+    ):
+        sep = "：" if lang == "zh" else ": "
+        lines += _wrap(f"{label}{sep}{_counted(summary['versions'][key])}", "  ", lang)
     if summary["unreadable"]:
-        lines += ["", "Unreadable:"]
+        lines += ["", w["unreadable"]]
         for u in summary["unreadable"][:20]:
-            lines += _wrap(f"{u['node']} ({u['source']}): {u['problem']}", "  ")
+            lines += _wrap(f"{u['node']} ({u['source']}): {u['problem']}", "  ", lang)
         if len(summary["unreadable"]) > 20:
-            lines.append(f"  ... and {len(summary['unreadable']) - 20} more (see --json)")
+            lines.append(w["more"].format(n=len(summary["unreadable"]) - 20))
     return lines

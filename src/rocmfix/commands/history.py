@@ -26,8 +26,12 @@ def run(args: argparse.Namespace) -> int:
     from rocmfix.actions.transaction import default_state
 
     records, problems = read_history_checked(default_state())
-    for problem in problems:
-        print(f"rocmfix: warning: {problem}", file=sys.stderr)
+    if problems:
+        from rocmfix._lang import locale_lang
+        from rocmfix.i18n_errors import warning
+
+        for problem in problems:
+            print(warning(problem, locale_lang()), file=sys.stderr)
     if args.json:
         rows = [
             {
@@ -44,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"schema": SCHEMA, "records": rows}, indent=2))
         return int(ExitCode.OK)
     if not records:
-        print("no fixes applied yet")
+        from rocmfix._lang import locale_lang
+
+        print("还没有应用过修复" if locale_lang() == "zh" else "no fixes applied yet")
     for r in records:
         params = " ".join(f"{k}={v}" for k, v in r.params.items() if k not in ("python",))
         print(f"{r.id}  {r.status:<11} {r.action} {params}".rstrip())

@@ -192,13 +192,19 @@ def _validate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"schema": "rocmfix.kb-validate/1", "files": report}))
     else:
+        from rocmfix._lang import locale_lang  # noqa: PLC0415
+        from rocmfix.i18n_errors import MESSAGES, translate  # noqa: PLC0415
+
+        zh = locale_lang() == "zh"
         for item in report:
-            if item["ok"]:
+            if item["ok"] and zh:
+                print(f"通过  {item['path']}（{item['entries']} 个条目）")
+            elif item["ok"]:
                 print(f"ok    {item['path']} ({item['entries']} entries)")
             else:
-                print(f"FAIL  {item['path']}")
+                print(f"{'失败' if zh else 'FAIL'}  {item['path']}")
                 for err in item["errors"]:
-                    print(f"      {err}")
+                    print(f"      {translate(err, MESSAGES, 'zh' if zh else 'en')}")
     return int(ExitCode.PROBLEMS_FOUND if bad else ExitCode.OK)
 
 
@@ -209,8 +215,13 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from rocmfix.kb.loader import load_kb  # noqa: PLC0415
 
     kb = load_kb(args.kb)
-    for problem in kb.problems:
-        print(f"rocmfix: warning: {problem}", file=sys.stderr)
+    if kb.problems:
+        from rocmfix._lang import locale_lang  # noqa: PLC0415
+        from rocmfix.i18n_errors import warning  # noqa: PLC0415
+
+        lang = getattr(args, "lang", None) or locale_lang()
+        for problem in kb.problems:
+            print(warning(problem, lang), file=sys.stderr)
     return kb
 
 
@@ -220,10 +231,14 @@ def _list(args: argparse.Namespace) -> int:
         rows = [{"id": e.id, "severity": e.severity, "title": e.text("title")} for e in kb.entries]
         print(json.dumps({"schema": "rocmfix.kb-list/1", "entries": rows}, ensure_ascii=False))
         return 0
+    from rocmfix._lang import locale_lang  # noqa: PLC0415
+
+    lang = locale_lang()
     width = max((len(e.id) for e in kb.entries), default=10)
     for e in kb.entries:
-        mark = " (benign)" if e.benign else ""
-        print(f"{e.id:<{width}}  {e.text('title')}{mark}")
+        title = e.text("title", lang)
+        mark = ("" if "无害" in title else "（无害）") if lang == "zh" else " (benign)"
+        print(f"{e.id:<{width}}  {title}{mark if e.benign else ''}")
     return 0
 
 

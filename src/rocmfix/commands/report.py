@@ -73,9 +73,15 @@ def run(args: argparse.Namespace) -> int:
         kb_paths=args.kb,
     )
     if args.no_redact:
+        from rocmfix._lang import locale_lang  # noqa: PLC0415
+        from rocmfix.i18n_errors import warning  # noqa: PLC0415
+
         print(
-            "rocmfix: warning: --no-redact: this report keeps usernames, hostnames, addresses, "
-            "device serials and any secret in the log; do not post it publicly",
+            warning(
+                "--no-redact: this report keeps usernames, hostnames, addresses, "
+                "device serials and any secret in the log; do not post it publicly",
+                locale_lang(),
+            ),
             file=sys.stderr,
         )
     text = report_markdown.build(inp, redact=not args.no_redact)

@@ -188,9 +188,28 @@ def fill(value: object, params: Mapping[str, str]) -> object:
     return value
 
 
+# A CJK character or full-width punctuation: no space is wanted between it and Chinese words.
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP_RE = _rx.compile(f"(?<=[{_CJK}]) \x00|\x01 (?=[{_CJK}])|(?<=[{_CJK}])\x01 ")
+
+
 def fill_text(text: str, params: Mapping[str, str], lang: str = "en") -> str:
-    """``text`` with known values filled in and unknown ones named with how to learn them."""
-    return _PLACEHOLDER_RE.sub(lambda m: params.get(m.group(1)) or learn(m.group(1), lang), text)
+    """``text`` with known values filled in and unknown ones named with how to learn them.
+
+    In Chinese the words for an unknown value sit where a value such as ``gfx1031`` would,
+    between the spaces that set a Latin value apart; next to Chinese text they are dropped
+    ("必须包含 你的 GPU" reads "必须包含你的 GPU")."""
+    if lang != "zh":
+        return _PLACEHOLDER_RE.sub(
+            lambda m: params.get(m.group(1)) or learn(m.group(1), lang), text
+        )
+
+    def value(m: object) -> str:
+        name = m.group(1)  # type: ignore[attr-defined]
+        return params.get(name) or f"\x00{learn(name, lang)}\x01"
+
+    marked = _PLACEHOLDER_RE.sub(value, text)
+    return _CJK_GAP_RE.sub("", marked).replace("\x00", "").replace("\x01", "")
 
 
 def _fill_commands(commands: tuple[str, ...], params: Mapping[str, str]) -> tuple[str, ...]:

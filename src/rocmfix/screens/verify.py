@@ -38,7 +38,7 @@ def stages_text(
     out = Text()
     from rich.cells import cell_len
 
-    from rocmfix.i18n_results import stage
+    from rocmfix.i18n_results import stage, verify_detail
 
     for ev in events:
         mark, style = ("✓", "green") if ev.ok else ("✗", "bold red")
@@ -47,7 +47,10 @@ def stages_text(
         label = stage(ev.stage, ev.label, lang)
         label += " " * max(0, 28 - cell_len(label))  # a Chinese character takes two cells
         out.append(f"{label}{where:<6}{ev.seconds:6.2f}s  ")
-        out.append(ev.detail[:30] + "\n", style="dim")
+        detail = verify_detail(ev.detail, lang)
+        while cell_len(detail) > 30:  # 30 cells: a Chinese character takes two
+            detail = detail[:-1]
+        out.append(detail + "\n", style="dim")
     if running:
         done = {ev.stage for ev in events}
         order = LEVELS[level].stages if level in LEVELS else tuple(STAGES)
@@ -100,7 +103,7 @@ def outcome_text(result: Any, lang: str = "en") -> str:
     failure = result.failure
     if failure is None:
         return t(lang, "failed")
-    from rocmfix.i18n_results import FAILURE_KIND_ZH, stage
+    from rocmfix.i18n_results import FAILURE_KIND_ZH, stage, verify_detail
 
     kind = FAILURE_KIND_ZH.get(failure.kind.value, failure.kind.value) if lang == "zh" else None
     return t(
@@ -108,7 +111,7 @@ def outcome_text(result: Any, lang: str = "en") -> str:
         "failed_at",
         stage=stage(failure.stage, failure.stage, lang),
         kind=kind or failure.kind.value,
-        message=failure.message,
+        message=verify_detail(failure.message, lang),
     )
 
 

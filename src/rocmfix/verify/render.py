@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from rocmfix.i18n_results import FAILURE_KIND_ZH, stage, summary, verify_word
+from rocmfix.i18n_results import FAILURE_KIND_ZH, stage, summary, verify_detail, verify_word
 from rocmfix.verify.model import DTYPES, STAGES, VerifyResult
 
 
@@ -28,7 +28,8 @@ def _stage_table(result: VerifyResult, lang: str = "en") -> Table:
     for st in result.stages:
         mark = Text(w("ok"), style="green") if st.ok else Text(w("fail"), style="bold red")
         gpu = "" if st.device is None else str(st.device)
-        table.add_row(stage(st.stage, st.label, lang), gpu, mark, f"{st.seconds:.2f}s", st.detail)
+        detail = verify_detail(st.detail, lang)
+        table.add_row(stage(st.stage, st.label, lang), gpu, mark, f"{st.seconds:.2f}s", detail)
     return table
 
 
@@ -62,7 +63,7 @@ def _failure_panel(result: VerifyResult, lang: str = "en") -> Panel:
     kind += f" ({f.signal})" if f.signal else ""
     where = stage(f.stage, STAGES.get(f.stage, f.stage), lang)
     lines.append(verify_word(lang, "failed_at", kind=kind, stage=where) + "\n", style="bold red")
-    lines.append(f.message + "\n")
+    lines.append(verify_detail(f.message, lang) + "\n")
     if f.kb_ids:
         lines.append(verify_word(lang, "explained"), style="bold")
         lines.append(", ".join(f.kb_ids) + "\n")
