@@ -19,15 +19,19 @@ except ImportError:  # pragma: no cover - other versions and interpreters
 try:
     from _pickle import PickleError
     from _pickle import load as pickle_load
+    from _pickle import loads as pickle_loads
 except ImportError:  # pragma: no cover - interpreters without the C pickle
     from pickle import PickleError  # type: ignore[assignment]
     from pickle import load as pickle_load  # type: ignore[assignment]
+    from pickle import loads as pickle_loads  # type: ignore[assignment]
 
 __all__ = [
     "PickleError",
     "cache_dir",
     "cached",
     "pickle_load",
+    "pickle_loads",
+    "read_cache",
     "read_marshal",
     "sha256",
     "write_marshal",
@@ -64,14 +68,43 @@ def cached(kind: str, key: bytes, build: Callable[[], Any]) -> Any:
     return value
 
 
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+"""Largest cache file read back (the biggest, Hyperscan's database, is a few MB)."""
+
+
+def read_cache(path: str) -> bytes | None:
+    """The bytes of cache file ``path``, or None where it is missing, unreadable, larger
+    than :data:`MAX_CACHE_BYTES` or not a regular file: a cache dir in which something
+    put a FIFO or a link to ``/dev/zero`` must neither hang a run nor fill its memory."""
+    import os  # noqa: PLC0415
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & 0o170000 != 0o100000 or st.st_size > MAX_CACHE_BYTES:
+            return None  # not S_ISREG (stat is not imported for this), or too large
+        with open(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_CACHE_BYTES + 1)  # one read: marshal.load reads in small pieces
+        return data if len(data) <= MAX_CACHE_BYTES else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_marshal(path: str) -> Any:
     """The value marshalled in ``path``, or None where it is missing or damaged."""
     import marshal  # noqa: PLC0415 - built in
 
+    data = read_cache(path)
+    if data is None:
+        return None
     try:
-        with open(path, "rb") as fh:
-            return marshal.loads(fh.read())  # one read: marshal.load reads in small pieces
-    except (OSError, EOFError, ValueError, TypeError):
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
         return None
 
 

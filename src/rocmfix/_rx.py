@@ -49,6 +49,7 @@ def escape(pattern: str) -> str:
     """``re.escape(pattern)`` for a str, without importing ``re``."""
     return pattern.translate(_SPECIAL)
 
+
 _Key = tuple  # (pattern, flags)
 _cache: dict[Any, Any] | None = None
 _live: dict[Any, Any] = {}
@@ -105,7 +106,11 @@ def _code_list(raw: bytes) -> list[int]:
 def _build(pattern: str | bytes, flags: int) -> tuple[Any, ...] | None:
     """The arguments ``re`` passes to ``_sre.compile`` (after the pattern), or None."""
     try:
-        from re import _compiler, _parser  # type: ignore[attr-defined]  # noqa: PLC0415
+        try:
+            from re import _compiler, _parser  # type: ignore[attr-defined]  # noqa: PLC0415
+        except ImportError:  # Python 3.10: the same modules under their old names
+            import sre_compile as _compiler  # type: ignore[no-redef]  # noqa: PLC0415
+            import sre_parse as _parser  # type: ignore[no-redef]  # noqa: PLC0415
 
         p = _parser.parse(pattern, flags)
         code = _compiler._code(p, flags)  # noqa: SLF001

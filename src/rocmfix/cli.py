@@ -276,7 +276,10 @@ def entry() -> int:
     if _ONE_SHOT and "threading" not in sys.modules and "subprocess" not in sys.modules:
         import atexit  # noqa: PLC0415
 
-        atexit._run_exitfuncs()  # noqa: SLF001 - what interpreter shutdown runs first
+        run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)  # private: CPython's
+        if run_exitfuncs is None:
+            return code  # another interpreter: the usual exit, teardown and all
+        run_exitfuncs()  # what interpreter shutdown runs first
         try:
             sys.stdout.flush()
         except BrokenPipeError:  # `| head` closed the pipe: as main() treats it

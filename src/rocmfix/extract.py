@@ -655,8 +655,9 @@ def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]
         h.update(expr + b"\0" + str(flags).encode() + b"\0" + str(pid).encode() + b"\0")
     from pathlib import Path  # noqa: PLC0415 - pathlib's import is not on a short input's path
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
+    from rocmfix._quick import cache_dir  # noqa: PLC0415
+
+    return Path(cache_dir()) / f"hs-{h.hexdigest()[:32]}.db"
 
 
 def _find_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], compile_) -> set[int]:
@@ -705,7 +706,11 @@ def _load_cached_db(
     hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]
 ) -> object | None:
     try:
-        data = _db_cache_path(hs, items).read_bytes()
+        from rocmfix._quick import read_cache  # noqa: PLC0415
+
+        data = read_cache(str(_db_cache_path(hs, items)))
+        if data is None:
+            return None
         db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
         db.scratch = hs.Scratch(db)  # a loaded database has no scratch space yet
         db.scan(b"probe\n", match_event_handler=lambda *_: None)

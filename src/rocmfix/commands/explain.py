@@ -167,7 +167,7 @@ def _c_encoder() -> Any:
                 '{"a": [1, -2.5, 1e+300, null, true, false, "é\\n\\"\u2028"], "b": {}, "c": []}'
             ):
                 encode = candidate
-        except (ImportError, TypeError, ValueError):
+        except Exception:  # noqa: BLE001 - _json is private: anything unexpected means json
             encode = None
         _ENCODER.append(encode)
     return _ENCODER[0]

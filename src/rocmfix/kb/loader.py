@@ -20,7 +20,7 @@ import os
 from _collections_abc import Mapping  # collections.abc.Mapping itself, without collections
 
 from rocmfix import __version__, _rx
-from rocmfix._quick import PickleError, pickle_load, sha256
+from rocmfix._quick import cache_dir, pickle_loads, read_cache, sha256
 from rocmfix.errors import KbError
 from rocmfix.kb.model import Entry, KnowledgeBase
 
@@ -76,11 +76,6 @@ def user_kb_dir() -> Path:
 def _user_kb_dir() -> str:
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "rocmfix", "kb.d")
-
-
-def _cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "rocmfix")
 
 
 def read_kb_file(path: str | Path) -> tuple[Entry, ...]:
@@ -141,14 +136,15 @@ def _prune(folder: str, pattern: str, keep: str, max_age_s: float = 7 * 86400) -
 
 def _cached_read(path: str | Path) -> tuple[Entry, ...]:
     key = _cache_key([path])
-    cache = os.path.join(_cache_dir(), f"kb-{key}.pickle")
-    try:
-        with open(cache, "rb") as fh:
-            entries = pickle_load(fh)  # noqa: S301 - our own cache file, keyed by content stamp
-        if isinstance(entries, tuple):
-            return entries
-    except (OSError, PickleError, EOFError, AttributeError, ImportError, TypeError):
-        pass
+    cache = os.path.join(cache_dir(), f"kb-{key}.pickle")
+    data = read_cache(cache)  # a regular file of bounded size, or None
+    if data is not None:
+        try:
+            entries = pickle_loads(data)  # noqa: S301 - our own cache file, keyed by content stamp
+            if isinstance(entries, tuple):
+                return entries
+        except Exception:  # noqa: BLE001 - a damaged cache of ours: parse the YAML instead
+            pass
     entries = read_kb_file(path)
     import pickle  # noqa: PLC0415 - only to write the cache
 

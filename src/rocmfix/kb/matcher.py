@@ -261,10 +261,9 @@ _NEEDLES: dict[tuple[str, bool], tuple[str, ...] | None] = {}
 def _load_needles(kb: KnowledgeBase) -> None:
     """Fill :data:`_NEEDLES` for ``kb`` from a small on-disk cache (parsing ~600
     regexes for their literals costs more than the rest of a one-line explain)."""
-    import marshal  # noqa: PLC0415 - built in: plain tuples and strings load fastest so
     import os  # noqa: PLC0415
 
-    from rocmfix._quick import sha256  # noqa: PLC0415
+    from rocmfix._quick import cache_dir, read_marshal, sha256, write_marshal  # noqa: PLC0415
 
     keys = sorted(
         {
@@ -279,16 +278,11 @@ def _load_needles(kb: KnowledgeBase) -> None:
     h = sha256(b"needles-2\0")  # bump when rocmfix.kb.literals changes
     for pattern, icase in keys:
         h.update(f"{pattern}\0{int(icase)}\0".encode())
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = os.path.join(base, "rocmfix", f"needles-{h.hexdigest()[:32]}.marshal")
-    try:
-        with open(path, "rb") as fh:
-            cached = marshal.loads(fh.read())  # our own cache file; one read (see rocmfix._rx)
-        if isinstance(cached, dict):
-            _NEEDLES.update(cached)
-            return
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+    path = os.path.join(cache_dir(), f"needles-{h.hexdigest()[:32]}.marshal")
+    cached = read_marshal(path)
+    if isinstance(cached, dict):
+        _NEEDLES.update(cached)
+        return
     from rocmfix.kb.literals import required_literals  # noqa: PLC0415
 
     found = {}
@@ -296,14 +290,7 @@ def _load_needles(kb: KnowledgeBase) -> None:
         lits = required_literals(pattern, ignore_case=icase)
         found[(pattern, icase)] = tuple(sorted(lits)) if lits else None
     _NEEDLES.update(found)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path[: -len('.marshal')]}.tmp{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            marshal.dump(found, fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
+    write_marshal(path, found)  # atomic; a read-only cache only costs speed
 
 
 class Matcher:
