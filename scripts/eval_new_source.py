@@ -117,8 +117,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="tests/data")
     ap.add_argument("--new", default="ak-bf,aa-aj", help="held-out sets: " + ", ".join(SETS))
-    ap.add_argument("--cache", help="folder for prepared rows and ranker scores (rebuilt when missing;"
-                    " delete it after a KB or data change)")
+    ap.add_argument(
+        "--cache",
+        help="folder for prepared rows and ranker scores (rebuilt when missing;"
+        " delete it after a KB or data change)",
+    )
     ap.add_argument("--no-signature-weight", type=float, default=tr.NO_SIGNATURE_WEIGHT)
     ap.add_argument("--alone", type=float, default=tr.RANKER_ALONE)
     ap.add_argument("--json", action="store_true")
@@ -138,8 +141,10 @@ def main(argv=None) -> int:
         print(json.dumps(out, indent=1))
         return 0
     for o in out.values():
-        print(f"{o['held_out']}: trained on {o['trained_on']} older tune cases, "
-              f"scored {o['scored']} tune cases")
+        print(
+            f"{o['held_out']}: trained on {o['trained_on']} older tune cases, "
+            f"scored {o['scored']} tune cases"
+        )
         for k, f in o["figures"].items():
             print(f"  {k:6} {f}")
         print(f"  'none' while the right id is in the top 3: {o['none_with_right_id_in_top3']}")

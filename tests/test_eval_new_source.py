@@ -17,7 +17,15 @@ _spec.loader.exec_module(ens)
 
 
 def test_rounds_are_ordered_as_they_were_collected() -> None:
-    names = ["heldout-aa", "logs", "heldout-z", "heldout-b", "heldout-bf", "heldout-ak", "neg-nvidia"]
+    names = [
+        "heldout-aa",
+        "logs",
+        "heldout-z",
+        "heldout-b",
+        "heldout-bf",
+        "heldout-ak",
+        "neg-nvidia",
+    ]
     ordered = sorted(names, key=ens.round_key)
     assert ordered[-5:] == ["heldout-b", "heldout-z", "heldout-aa", "heldout-ak", "heldout-bf"]
     assert set(ordered[:2]) == {"logs", "neg-nvidia"}
@@ -26,8 +34,18 @@ def test_rounds_are_ordered_as_they_were_collected() -> None:
 @pytest.mark.parametrize(
     ("name", "inside", "before", "after"),
     [
-        ("ak-bf", ["heldout-ak", "heldout-as", "heldout-az", "heldout-bf"], ["heldout-aj", "heldout-z", "logs"], ["heldout-bg", "heldout-ca"]),
-        ("aa-aj", ["heldout-aa", "heldout-aj"], ["heldout-z", "heldout-a", "neg-generic"], ["heldout-ak", "heldout-bf"]),
+        (
+            "ak-bf",
+            ["heldout-ak", "heldout-as", "heldout-az", "heldout-bf"],
+            ["heldout-aj", "heldout-z", "logs"],
+            ["heldout-bg", "heldout-ca"],
+        ),
+        (
+            "aa-aj",
+            ["heldout-aa", "heldout-aj"],
+            ["heldout-z", "heldout-a", "neg-generic"],
+            ["heldout-ak", "heldout-bf"],
+        ),
         ("at-bf", ["heldout-at", "heldout-ba"], ["heldout-as", "heldout-ak"], ["heldout-bg"]),
     ],
 )
