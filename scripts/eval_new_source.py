@@ -1,23 +1,27 @@
 """Estimate the figure on reports from a new source, on the tune side only.
 
-The ranker and combiner are trained on the tune side *without* the late rounds (heldout-aa onwards)
-(the rounds collected last, from sources the repo had not held), then the tune side of
-those rounds is scored with the shipped decision (signatures as they are). That mimics
-a report from a source nobody tuned for; the frozen side is never read.
+The ranker and combiner are trained on the tune side of the rounds collected *before*
+the held-out rounds, then the tune side of the held-out rounds is scored with the
+shipped decision (signatures as they are). That mimics a report from a source nobody
+tuned for; the frozen side is never read.
 
-    PYTHONPATH=src python scripts/eval_new_source.py [--cache /tmp/rows.pkl]
+    PYTHONPATH=src python scripts/eval_new_source.py [--new ak-bf,aa-aj] [--cache DIR]
         [--no-signature-weight W] [--alone A] [--json]
 
-Also prints how often "none" was answered while the right id was in the top 3.
+Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
+``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
+``aa-aj`` (the round-2 estimate, trained on a ... z) and ``at-bf`` (the newest rounds).
+Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
+and the silent misses: "none" answered while the right id was in the top 3.
 Needs scikit-learn (the `train` dependency group).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -27,11 +31,27 @@ from rocmfix.kb import ranker as rk
 from rocmfix.kb import train as tr
 from rocmfix.kb.split import TUNE
 
-LATE = re.compile(r"^heldout-[a-z]{2}$")
+SETS = {"ak-bf": ("ak", "bf"), "aa-aj": ("aa", "aj"), "at-bf": ("at", "bf")}
 
 
-def score(rows, probs, w, b, alone):
-    """Figures of the shipped decision (rk.decide) over rows, with the silent misses."""
+def round_key(name: str) -> tuple[int, str]:
+    """Collection order: heldout-a ... heldout-z, then heldout-aa ... ; other files first."""
+    if not name.startswith("heldout-"):
+        return (0, "")
+    tail = name.removeprefix("heldout-")
+    return (len(tail), tail)
+
+
+def held(name: str, first: str, last: str) -> bool:
+    return round_key("heldout-" + first) <= round_key(name) <= round_key("heldout-" + last)
+
+
+def older(name: str, first: str) -> bool:
+    return round_key(name) < round_key("heldout-" + first)
+
+
+def score(rows, probs, w, b, alone, decide=None):
+    """Figures of the shipped decision over rows, with the silent misses."""
     silent_top3 = 0
     misses = []
 
@@ -40,52 +60,95 @@ def score(rows, probs, w, b, alone):
         if r["label"] != "none" and got == "none" and r["label"] in order[:3]:
             silent_top3 += 1
         if got != r["label"] and got not in r["alt"]:
-            misses.append((r["label"], got))
+            misses.append((r["label"], str(got)))
 
-    stats = tr.combined(rows, probs, w, b, alone=alone, on_row=on_row)
+    stats = tr.combined(rows, probs, w, b, alone=alone, on_row=on_row, decide=decide)
     return tr.figures(stats), silent_top3, misses
+
+
+def ranker_scores(old, new, cache: Path | None):
+    """Out-of-fold probabilities of ``old`` and a ranker trained on ``old`` scoring ``new``."""
+    key = hashlib.sha256(
+        repr((sorted(r["id"] for r in old), sorted(r["id"] for r in new))).encode()
+    ).hexdigest()[:16]
+    path = cache / f"scores-{key}.pkl" if cache else None
+    if path is not None and path.exists():
+        return pickle.loads(path.read_bytes())
+    feats = [rk.features(r["region"]) for r in old]
+    oof, _ = tr.out_of_fold(old, feats, False)
+    space = tr.Space(feats)
+    model = tr.fit_lr(space.matrix(feats), np.array([r["label"] for r in old]))
+    p = tr.shipped_probs(model, space.matrix([rk.features(r["region"]) for r in new]))
+    probs = [{c: float(p[a, j]) for j, c in enumerate(model.classes_)} for a in range(len(new))]
+    if path is not None:
+        path.write_bytes(pickle.dumps((oof, probs)))
+    return oof, probs
+
+
+def estimate(rows, name, args, cache):
+    first, last = SETS[name]
+    tune = [r for r in rows if r["side"] == TUNE]
+    old = [r for r in tune if older(r["round"], first)]
+    new = [r for r in tune if held(r["round"], first, last)]
+    oof, probs = ranker_scores(old, new, cache)
+    w, b = tr.fit_combiner(old, oof, args.no_signature_weight)
+    figs, silent, misses = score(new, probs, w, b, args.alone)
+    return {
+        "held_out": f"heldout-{first} ... heldout-{last}",
+        "trained_on": len(old),
+        "scored": len(new),
+        "figures": figs,
+        "none_with_right_id_in_top3": silent,
+        "misses": Counter(misses),
+    }
+
+
+def load_rows(data: Path, cache: Path | None):
+    path = cache / "rows.pkl" if cache else None
+    if path is not None and path.exists():
+        return pickle.loads(path.read_bytes())
+    rows = tr.prepare(data)
+    if path is not None:
+        path.write_bytes(pickle.dumps(rows))
+    return rows
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="tests/data")
-    ap.add_argument("--cache", help="pickle of prepared rows (rebuilt when missing)")
+    ap.add_argument("--new", default="ak-bf,aa-aj", help="held-out sets: " + ", ".join(SETS))
+    ap.add_argument(
+        "--cache",
+        help="folder for prepared rows and ranker scores (rebuilt when missing;"
+        " delete it after a KB or data change)",
+    )
     ap.add_argument("--no-signature-weight", type=float, default=tr.NO_SIGNATURE_WEIGHT)
     ap.add_argument("--alone", type=float, default=tr.RANKER_ALONE)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    if args.cache and Path(args.cache).exists():
-        rows = pickle.loads(Path(args.cache).read_bytes())
-    else:
-        rows = tr.prepare(Path(args.data))
-        if args.cache:
-            Path(args.cache).write_bytes(pickle.dumps(rows))
-    tune = [r for r in rows if r["side"] == TUNE]
-    old = [r for r in tune if not LATE.match(r["round"])]
-    new = [r for r in tune if LATE.match(r["round"])]
-    feats = [rk.features(r["region"]) for r in old]
-    oof, _ = tr.out_of_fold(old, feats, False)
-    y = np.array([r["label"] for r in old])
-    space = tr.Space(feats)
-    model = tr.fit_lr(space.matrix(feats), y)
-    p = tr.shipped_probs(model, space.matrix([rk.features(r["region"]) for r in new]))
-    probs = [{c: float(p[a, j]) for j, c in enumerate(model.classes_)} for a in range(len(new))]
-    w, b = tr.fit_combiner(old, oof, args.no_signature_weight)
-    figs, silent, misses = score(new, probs, w, b, args.alone)
-    out = {
-        "trained_on": len(old),
-        "scored": len(new),
-        "figures": figs,
-        "none_with_right_id_in_top3": silent,
-    }
+    names = [n.strip() for n in args.new.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SETS]
+    if unknown:
+        ap.error(f"unknown held-out set {', '.join(unknown)} (known: {', '.join(SETS)})")
+    cache = Path(args.cache) if args.cache else None
+    if cache:
+        cache.mkdir(parents=True, exist_ok=True)
+    rows = load_rows(Path(args.data), cache)
+    out = {n: estimate(rows, n, args, cache) for n in names}
     if args.json:
+        for o in out.values():
+            o["misses"] = {f"{a} -> {b}": n for (a, b), n in o["misses"].most_common()}
         print(json.dumps(out, indent=1))
-    else:
-        print(f"trained on {len(old)} tune cases, scored {len(new)} tune cases of the late rounds (heldout-aa onwards)")
-        for k, f in figs.items():
+        return 0
+    for o in out.values():
+        print(
+            f"{o['held_out']}: trained on {o['trained_on']} older tune cases, "
+            f"scored {o['scored']} tune cases"
+        )
+        for k, f in o["figures"].items():
             print(f"  {k:6} {f}")
-        print(f"  'none' while the right id is in the top 3: {silent}")
-        print("  misses (label -> answer), counts:", dict(Counter(misses).most_common(40)))
+        print(f"  'none' while the right id is in the top 3: {o['none_with_right_id_in_top3']}")
+        print("  misses (label -> answer), counts:", dict(o["misses"].most_common(40)))
     return 0
 
 

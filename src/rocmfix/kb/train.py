@@ -176,21 +176,22 @@ def ranker_only(rows, probs):
     return {"top1": t1 / n, "top3": t3 / n, "lookalikes_left_alone": nok / nn}
 
 
-def combined(rows, probs, comb_w, comb_b, stats=None, alone=None, on_row=None):
+def combined(rows, probs, comb_w, comb_b, stats=None, alone=None, on_row=None, decide=None):
     """Counts of the shipped decision (rk.Ranker.combine) over rows, per kind and overall.
 
     ``alone`` overrides the bar for a cause nothing matched (``RANKER_ALONE``);
     ``on_row(row, got, order)`` sees each decision (scripts/eval_new_source.py counts
-    its silent misses with it).
+    its silent misses with it); ``decide`` replaces ``rk.decide`` (to measure another rule).
     """
     stats = {} if stats is None else stats
     bar = RANKER_ALONE if alone is None else alone
+    decide = rk.decide if decide is None else decide
     for r, p in zip(rows, probs, strict=True):
         q = {}
         for e, f in rk.candidates_of(r["sig"], p):
             z = comb_b + sum(w * x for w, x in zip(comb_w, f, strict=True))
             q[e] = 1 / (1 + math.exp(-z))
-        final = rk.decide(r["sig"], q, bar)
+        final = decide(r["sig"], q, bar)
         order = sorted(final, key=lambda e: (-final[e], e))
         got = order[0] if order and final[order[0]] >= 0.5 else "none"
         if on_row is not None:
