@@ -55,7 +55,9 @@ _AMD_CONTEXT = _rx.compile(
     r"\bhip[A-Z]\w+|\bHIP\b|\bROCm\b|\brocm|\bgfx\d|amdgpu|MIOpen|rocBLAS|hipBLAS|Radeon|Instinct|"
     r"\bHSA_|\bhsa_|/dev/kfd|rocminfo|rocm-smi|amd-smi|\bRCCL\b|libamdhip64|(?<![A-Za-z0-9])AMD(?![A-Za-z0-9])|directml|zluda|"
     r"(?<![A-Za-z0-9])MI[1-4]\d{2}[AXL]?(?![A-Za-z0-9])|"
-    r"\bRX ?\d{3,4}(?:XTX?|GRE|M|S)?\b|\b[5-9]\d{2}0 ?XTX?\b",
+    r"\bRX ?\d{3,4}(?:XTX?|GRE|M|S)?\b|\b[5-9]\d{2}0 ?XTX?\b|"
+    # Hygon DCUs run a ROCm/HIP-derived stack (DTK, hy-smi): the same ROCm causes, told with other names.
+    r"\bHygon\b|\bhy-smi\b|\bDCUs?\b",
     _rx.IGNORECASE,
 )
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
