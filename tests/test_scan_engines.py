@@ -19,7 +19,7 @@ from rocmfix import extract
 from rocmfix.errors import KbError
 from rocmfix.extract import clean_line, extract_stream, make_engine, open_stream, split_lines
 from rocmfix.kb.loader import load_kb
-from rocmfix.kb.matcher import Matcher
+from rocmfix.kb.matcher import _NVIDIA_CONTEXT, Matcher
 from rocmfix.kb.redos import redos_problem
 from rocmfix.kb.schema import parse_kb_text
 
@@ -451,3 +451,82 @@ def test_the_fallback_is_linear_in_the_length_of_a_line() -> None:
         extract_stream(io.BytesIO(data), engine)
         times.append(time.monotonic() - start)
     assert times[1] < 10 * times[0] + 0.5, times  # 4x the length: far from 16x
+
+
+# ----------------------------------------------------------------- Hyperscan refusals
+def _hs():  # type: ignore[no-untyped-def]
+    return pytest.importorskip("hyperscan")
+
+
+def test_every_shipped_pattern_is_in_the_one_hyperscan_database(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A pattern Hyperscan refuses drops to re for every chunk of a large log; the
+    # NVIDIA-context pattern's \\u4e00 class once did, unnoticed, and cost 8x on 1 GB.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    engine = extract._HyperscanEngine(
+        [*_kb_patterns(), (_NVIDIA_CONTEXT.pattern, False)],
+        _hs(),
+    )
+    assert engine._db is not None
+    assert engine._fallback is None
+
+
+def test_a_refused_pattern_costs_its_search_once_not_on_every_run(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    hs = _hs()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    pats = [*(_kb_patterns()[:200]), (r"keep(?>alpha|al)pha", False)]  # atomic group: Hyperscan refuses it
+    calls = []
+    real = extract._HyperscanEngine._compile
+
+    def counting(hs_, items, cache=False):  # type: ignore[no-untyped-def]
+        calls.append(len(items))
+        return real(hs_, items, cache)
+
+    monkeypatch.setattr(extract._HyperscanEngine, "_compile", staticmethod(counting))
+    first = extract._HyperscanEngine(pats, hs)
+    assert first._fallback is not None and len(calls) < 40  # halving, not one compile per branch
+    calls.clear()
+    second = extract._HyperscanEngine(pats, hs)
+    assert calls == []  # the refusal and the database both come from the cache
+    text = b"noise\nkeepalphapha here\n" + ERROR.encode() + b"\nmore noise\n"
+    assert sorted(first.scan(text)) == sorted(second.scan(text))
+    lines = {text.count(b"\n", 0, off) for off in second.scan(text)}
+    assert lines == {1, 2}
+
+
+def test_a_non_ascii_class_reaches_hyperscan_as_a_superset_confirmed_by_re(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    expr, superset = extract._hs_source(r"[\u4e00-\u9fff][2-5]0[5-9]0(?![0-9])")
+    assert superset and b"\\u" not in expr
+    engine = extract._HyperscanEngine([(r"[\u4e00-\u9fff][2-5]0[5-9]0(?![0-9])", False)], _hs())
+    assert engine._fallback is None
+    text = "step 4090 loss\n测试了4090显卡\nx4090\n".encode()
+    lines = {text.count(b"\n", 0, off) for off in engine.scan(text)}
+    assert lines == {1}
+    # The superset stays tight: a step counter after ASCII never reaches the exact regex.
+    raw: list[int] = []
+    engine._db.scan(b"step 4090 loss\n" * 50, match_event_handler=lambda *a: raw.append(a[0]))
+    assert raw == []
+
+
+def test_training_chatter_sends_no_line_to_the_exact_regexes(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # What a 1 GB scan's speed rests on: progress bars, step counters and metrics
+    # never reach the per-line regex check (a loose superset once sent 39,000
+    # lines of the benchmark log there and made the scan 3.7x slower).
+    import random
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import explain_speed as bench
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rng = random.Random(1)
+    text = "\n".join(
+        bench._fmt(bench.LINES[rng.randrange(len(bench.LINES))], i, rng) for i in range(40000)
+    ).encode() + b"\n"
+    engine = extract._HyperscanEngine([*_kb_patterns(), (_NVIDIA_CONTEXT.pattern, False)], _hs())
+    checked: list[int] = []
+    real = engine._verify
+    monkeypatch.setattr(engine, "_verify", lambda s, a, e, checks: checked.extend(checks) or real(s, a, e, checks))
+    assert engine.scan(text) == []
+    assert checked == []

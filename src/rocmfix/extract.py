@@ -81,6 +81,62 @@ _PREFIX_RE = _rx.compile(
 )
 _VOLATILE_RE = _rx.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\b")
 _HS_UNSUPPORTED = _rx.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
+_HS_NON_ASCII = _rx.compile(r"[^\x00-\x7f]|\\[uUN]")
+
+
+_NON_ASCII_CHAR = r"[\xc2-\xf4][\x80-\xbf]{1,3}"  # one UTF-8 encoded non-ASCII character
+_NON_ASCII_MEMBER = _rx.compile(r"(?:\\u[0-9a-fA-F]{4}|[^\x00-\x7f])(?:-(?:\\u[0-9a-fA-F]{4}|[^\x00-\x7f]))?")
+
+
+def _hs_class(cls: str) -> str:
+    """A superset, in bytes, of a character class naming non-ASCII characters."""
+    if cls.startswith("[^"):
+        return "[\\s\\S]{1,4}"
+    ascii_part = _NON_ASCII_MEMBER.sub("", cls[1:-1])
+    if ascii_part:
+        return f"(?:[{ascii_part}]|{_NON_ASCII_CHAR})"
+    return _NON_ASCII_CHAR
+
+
+def _hs_source(branch: str) -> tuple[bytes, bool]:
+    """One branch as Hyperscan reads it (bytes, no UTF-8 mode), and whether it is
+    only a superset (then a hit is confirmed with ``re``).
+
+    Hyperscan refuses ``\\u`` escapes, and a character class of non-ASCII
+    characters would match single bytes of their UTF-8 forms. Such a class becomes
+    "any one to four bytes" and a ``\\uXXXX`` outside a class its UTF-8 bytes: a
+    superset of the branch, so its hits go through the exact regex.
+    """
+    if not _HS_NON_ASCII.search(branch):
+        return branch.encode("utf-8"), False
+    out: list[str] = []
+    i, n = 0, len(branch)
+    while i < n:
+        c = branch[i]
+        if c == "\\" and i + 1 < n:
+            nxt = branch[i + 1]
+            if nxt == "u" and i + 6 <= n:
+                out.extend(f"\\x{b:02x}" for b in chr(int(branch[i + 2 : i + 6], 16)).encode())
+                i += 6
+                continue
+            out.append(branch[i : i + 2])
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and branch[j] == "^":
+                j += 1
+            if j < n and branch[j] == "]":
+                j += 1
+            while j < n and branch[j] != "]":
+                j += 2 if branch[j] == "\\" else 1
+            cls = branch[i : j + 1]
+            out.append(_hs_class(cls) if _HS_NON_ASCII.search(cls) else cls)
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out).encode("utf-8"), True
 _FATAL_RE = _rx.compile("|".join(f"(?:{p})" for p in FATAL_PATTERNS))
 
 
@@ -228,6 +284,13 @@ def split_alternation(pattern: str) -> list[str]:
 def _bytes_re(source: str, icase: bool) -> re.Pattern[bytes] | None:
     try:
         return _rx.compile(source.encode("utf-8"), (_rx.IGNORECASE if icase else 0) | _rx.MULTILINE)
+    except (_rx.error, OverflowError, RecursionError):
+        return None
+
+
+def _text_re(source: str, icase: bool) -> re.Pattern[str] | None:
+    try:
+        return _rx.compile(source, (_rx.IGNORECASE if icase else 0) | _rx.MULTILINE)
     except (_rx.error, OverflowError, RecursionError):
         return None
 
@@ -431,7 +494,7 @@ class _HyperscanEngine:
         hs = hyperscan
         self._hs = hs
         self._patterns = list(patterns)
-        self._exact: dict[int, re.Pattern[bytes] | None] = {}
+        self._exact: dict[int, re.Pattern[bytes] | re.Pattern[str] | None] = {}
         self._prefilter: set[int] = set()
         good: list[tuple[bytes, int, str, bool, int]] = []
         base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
@@ -441,20 +504,27 @@ class _HyperscanEngine:
                 flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
                 self._prefilter.add(pid)
             for branch in split_alternation(source):
-                good.append((branch.encode("utf-8"), flags, source, icase, pid))
-        self._db = _load_cached_db(hs, good) or self._compile(hs, good, cache=True)
+                expr, superset = _hs_source(branch)
+                if superset:
+                    self._prefilter.add(pid)
+                good.append((expr, flags, source, icase, pid))
+        self._db = _load_cached_db(hs, good) or None
         rest: list[tuple[str, bool]] = []
         if self._db is None and good:
-            # Find the few patterns Hyperscan refuses, one by one (only on this error path).
-            ok, bad = [], set()
-            for item in good:
-                if item[4] in bad:
-                    continue
-                if self._compile(hs, [item]) is None:
-                    bad.add(item[4])
-            ok = [i for i in good if i[4] not in bad]
-            rest = [patterns[pid] for pid in sorted(bad)]
-            self._db = _load_cached_db(hs, ok) or self._compile(hs, ok, cache=True)
+            # Patterns Hyperscan refuses go to ``re``. Which they are is remembered
+            # beside the database cache: finding them costs compiles, and paying
+            # that on every run made a 1 GB scan eight times slower.
+            bad = _load_refused(hs, good)
+            if bad is None:
+                self._db = self._compile(hs, good, cache=True)
+                bad = set() if self._db is not None else _find_refused(hs, good, self._compile)
+                _store_refused(hs, good, bad)
+            if bad:
+                ok = [i for i in good if i[4] not in bad]
+                rest = [patterns[pid] for pid in sorted(bad)]
+                self._db = _load_cached_db(hs, ok) or self._compile(hs, ok, cache=True)
+            elif self._db is None:
+                self._db = self._compile(hs, good, cache=True)
         self._fallback = _ReEngine(rest) if rest else None
         import threading  # noqa: PLC0415
 
@@ -530,9 +600,15 @@ class _HyperscanEngine:
             stop = src.find(b"\n", pos, end)
             stop = end if stop < 0 else stop
             if pid not in self._exact:
-                self._exact[pid] = _bytes_re(*self._patterns[pid])
+                self._exact[pid] = _bytes_re(*self._patterns[pid]) or _text_re(*self._patterns[pid])
             rx = self._exact[pid]
-            if rx is None or rx.search(src, start, min(stop, start + _LONG_BYTES)):
+            stop = min(stop, start + _LONG_BYTES)
+            if rx is None:
+                out.append(off)
+            elif isinstance(rx.pattern, bytes):
+                if rx.search(src, start, stop):
+                    out.append(off)
+            elif rx.search(_decode(src[start:stop])):  # \u escapes: only a str pattern reads them
                 out.append(off)
         return out
 
@@ -549,6 +625,48 @@ def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]
 
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "rocmfix" / f"hs-{h.hexdigest()[:32]}.db"
+
+
+def _find_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], compile_) -> set[int]:
+    """The pattern ids Hyperscan refuses, found by halving (a few dozen compiles, not one per branch)."""
+    bad: set[int] = set()
+
+    def walk(part: Sequence[tuple[bytes, int, str, bool, int]]) -> None:
+        part = [i for i in part if i[4] not in bad]
+        if not part or compile_(hs, part) is not None:
+            return
+        if len(part) == 1:
+            bad.add(part[0][4])
+            return
+        mid = len(part) // 2
+        walk(part[:mid])
+        walk(part[mid:])
+
+    walk(items)
+    return bad
+
+
+def _refused_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> Path:
+    return _db_cache_path(hs, items).with_suffix(".refused")
+
+
+def _load_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> set[int] | None:
+    try:
+        text = _refused_path(hs, items).read_text("ascii")
+        return {int(x) for x in text.split()}
+    except (OSError, ValueError):
+        return None
+
+
+def _store_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], bad: set[int]) -> None:
+    path = _refused_path(hs, items)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(" ".join(str(b) for b in sorted(bad)) + "\n", "ascii")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed
 
 
 def _load_cached_db(
