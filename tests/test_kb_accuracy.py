@@ -72,7 +72,14 @@ _ROUNDS_AK_AS = re.compile(r"^heldout/heldout-a[k-s]\.jsonl$")
 # (docs/eval-rounds.md): whole rounds top-1 0.441, top-3 0.739, look-alikes left alone
 # 0.842; their frozen side (56): 0.484 / 0.806 / 0.880 (rounded down below).
 UNSCORED_FROZEN_FLOOR = {"top1": 0.46, "top3": 0.78, "unrelated_unmatched": 0.86}
-_ROUNDS_AT_ON = re.compile(r"^heldout/heldout-(?:a[t-z]|[b-z][a-z])\.jsonl$")
+_ROUNDS_AT_BF = re.compile(r"^heldout/heldout-(?:a[t-z]|b[a-f])\.jsonl$")
+
+# Rounds bg-bv (118 reports, c1-c4 of session 5) were collected while the KB was being
+# tuned, kept off main until all tuning had landed, then scored once with the final
+# code a9fbb6b (docs/eval-rounds.md): whole rounds top-1 0.512, top-3 0.817, look-alikes
+# left alone 0.778; their frozen side (38): 0.393 / 0.893 / 0.900 (rounded down below).
+LATEST_FROZEN_FLOOR = {"top1": 0.37, "top3": 0.87, "unrelated_unmatched": 0.88}
+_ROUNDS_BG_ON = re.compile(r"^heldout/heldout-(?:b[g-z]|[c-z][a-z])\.jsonl$")
 
 
 @pytest.fixture(scope="module")
@@ -98,15 +105,16 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
     [
         (_ROUNDS_AA_AJ, LATE_FROZEN_FLOOR),
         (_ROUNDS_AK_AS, FRESH_FROZEN_FLOOR),
-        (_ROUNDS_AT_ON, UNSCORED_FROZEN_FLOOR),
+        (_ROUNDS_AT_BF, UNSCORED_FROZEN_FLOOR),
+        (_ROUNDS_BG_ON, LATEST_FROZEN_FLOOR),
     ],
-    ids=["aa-aj", "ak-as", "at-on"],
+    ids=["aa-aj", "ak-as", "at-bf", "bg-on"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
     report = evaluate(late, load_kb(), split=Split.load(DATA / "split.json"))
     frozen = report["sides"]["frozen"]
-    assert frozen["cases"] >= 50
+    assert frozen["cases"] >= 35
     for key, floor in floors.items():
         assert frozen[key] >= floor, (key, frozen[key], frozen["miss_counts"])
     assert "misses" not in frozen
