@@ -202,6 +202,15 @@ def test_nodes_checked_with_no_torch_are_not_called_healthy_and_stdin_is_read(
     main(["fleet", "summarize", "-"])
     out = capsys.readouterr().out
     assert " 0 healthy" in out and "torch was not checked on 2 node(s)" in out
+    assert "next: rocmfix doctor --json (without --no-torch) on these nodes" in out
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    for var in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("".join(docs).encode())))
+    main(["fleet", "summarize", "-"])
+    out = capsys.readouterr().out
+    assert "下一步：rocmfix doctor --json（不加 --no-torch），在这些节点上运行" in out, out
+    assert "without" not in out
 
 
 def test_the_text_summary_speaks_chinese_under_a_chinese_locale(

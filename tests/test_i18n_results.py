@@ -235,3 +235,33 @@ def test_verify_stage_details_and_failure_messages_read_chinese() -> None:
     english = io.StringIO()
     Console(file=english, width=120, color_system=None).print(render(result, "en"))
     assert "256 MiB written and read back" in english.getvalue()
+
+
+def test_history_shows_each_fix_status_in_chinese_and_json_keeps_the_ids(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from rocmfix.i18n_results import JOURNAL_STATUS_ZH
+
+    _zh(monkeypatch, tmp_path)
+    (tmp_path / ".bashrc").write_text("# mine\n")
+    assert main(["fix", "set-env", "MIOPEN_FIND_MODE=FAST", "--apply", "--yes"]) == 0
+    assert main(["fix", "set-env", "HSA_ENABLE_SDMA=0", "--apply", "--yes"]) == 0
+    assert main(["undo", "--last", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["history"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any("已应用" in x and "MIOPEN_FIND_MODE=FAST" in x for x in lines), lines
+    assert any("已撤销" in x and "HSA_ENABLE_SDMA=0" in x for x in lines), lines
+    # the action column starts at the same terminal cell on every line
+    from rich.cells import cell_len
+
+    starts = {cell_len(x[: x.index("set-env")]) for x in lines}
+    assert len(starts) == 1, lines
+    main(["history", "--json"])
+    statuses = [r["status"] for r in json.loads(capsys.readouterr().out)["records"]]
+    assert sorted(statuses) == ["applied", "undone"]
+    from rocmfix.actions.journal import _EVENTS
+
+    assert {"applied", "undone", "rolled-back"} <= set(JOURNAL_STATUS_ZH) and "begin" in _EVENTS

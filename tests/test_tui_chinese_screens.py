@@ -114,7 +114,7 @@ async def test_history_confirm_and_help_speak_chinese(tmp_path: Path) -> None:
         assert f"撤销 {record.id}？" in text and "取消 (n)" in text, text
         await pilot.press("n")
         await settle(app, pilot)
-        assert table.get_row_at(0)[2] == "applied", "declined: still applied"
+        assert table.get_row_at(0)[2] == "已应用", "declined: still applied"
         await pilot.press("f1")
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "HelpScreen"

@@ -73,6 +73,14 @@ STAGES_ZH: dict[str, str] = {
 }
 
 RISK_ZH: dict[str, str] = {"low": "低", "medium": "中", "high": "高"}
+# A journal record's status (rocmfix.actions.journal), as `history` shows it.
+JOURNAL_STATUS_ZH: dict[str, str] = {
+    "applied": "已应用",
+    "incomplete": "未完成",
+    "undone": "已撤销",
+    "rolled-back": "已回滚",
+    "damaged": "已损坏",
+}
 STATUS_ZH: dict[str, str] = {
     "ok": "正常",
     "warn": "警告",
@@ -908,6 +916,10 @@ def stage(stage_id: str, english: str, lang: str) -> str:
 
 def risk(level: str, lang: str) -> str:
     return RISK_ZH.get(level, level) if lang == "zh" else level
+
+
+def journal_status(status: str, lang: str) -> str:
+    return JOURNAL_STATUS_ZH.get(status, status) if lang == "zh" else status
 
 
 def plan_line(line: str, lang: str) -> str:

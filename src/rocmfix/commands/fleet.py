@@ -21,6 +21,9 @@ _MAX_NAMES = 400
 """Characters of node names shown per line before '... and N more'."""
 
 
+
+_UNCHECKED_TAIL = " (without --no-torch) on these nodes"  # rocmfix.fleet's next_command
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Sub-actions of ``rocmfix fleet``."""
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -169,7 +172,10 @@ def render(summary: dict[str, Any], compress: Any, lang: str = "en") -> list[str
         if g["also_suspected"]:
             lines += _wrap(w["suspected"] + _counted(g["also_suspected"]), "  ", lang)
         if g["next_command"]:
-            lines.append(w["next"].format(cmd=g["next_command"]))
+            cmd = g["next_command"]
+            if lang == "zh" and cmd.endswith(_UNCHECKED_TAIL):  # JSON keeps the English
+                cmd = cmd[: -len(_UNCHECKED_TAIL)] + "（不加 --no-torch），在这些节点上运行"
+            lines.append(w["next"].format(cmd=cmd))
     bad = [c for c in summary["checks"] if c["fail"] or c["error"]]
     if bad:
         lines += ["", w["anywhere"]]

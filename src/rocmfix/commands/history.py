@@ -47,11 +47,16 @@ def run(args: argparse.Namespace) -> int:
         ]
         print(json.dumps({"schema": SCHEMA, "records": rows}, indent=2))
         return int(ExitCode.OK)
-    if not records:
-        from rocmfix._lang import locale_lang
+    from rocmfix._lang import locale_lang
+    from rocmfix.i18n_results import journal_status
 
-        print("还没有应用过修复" if locale_lang() == "zh" else "no fixes applied yet")
+    lang = locale_lang()
+    if not records:
+        print("还没有应用过修复" if lang == "zh" else "no fixes applied yet")
     for r in records:
         params = " ".join(f"{k}={v}" for k, v in r.params.items() if k not in ("python",))
-        print(f"{r.id}  {r.status:<11} {r.action} {params}".rstrip())
+        status = journal_status(r.status, lang)
+        # padded to 11 terminal cells (a Chinese character takes two)
+        pad = " " * max(0, 11 - len(status) - sum(1 for ch in status if ord(ch) > 0x2E7F))
+        print(f"{r.id}  {status}{pad} {r.action} {params}".rstrip())
     return int(ExitCode.OK)

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from rocmfix.i18n_results import journal_status
 from rocmfix.messages import FixUndone
 from rocmfix.screens.modals import ConfirmModal, ReportsWorkerErrors
 from rocmfix.screens.texts import lang_of, t
@@ -58,7 +59,9 @@ class HistoryScreen(ReportsWorkerErrors, Screen[None]):
         table = self.query_one("#history", DataTable)
         table.clear()
         for r in reversed(records):
-            table.add_row(r.id, r.action, r.status, params_text(r.params), key=r.id)
+            table.add_row(
+                r.id, r.action, journal_status(r.status, lang_of(self)), params_text(r.params), key=r.id
+            )
         lang = lang_of(self)
         where = t(lang, "journal", path=f"{session.state_dir}/journal.jsonl")
         self.query_one("#history-where", Static).update(
