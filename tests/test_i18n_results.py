@@ -265,3 +265,20 @@ def test_history_shows_each_fix_status_in_chinese_and_json_keeps_the_ids(
     from rocmfix.actions.journal import _EVENTS
 
     assert {"applied", "undone", "rolled-back"} <= set(JOURNAL_STATUS_ZH) and "begin" in _EVENTS
+
+
+def test_doctor_verbose_names_its_evidence_in_chinese_and_keeps_the_readings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["doctor", "-v", "--snapshot", str(DEMO)])
+    english = capsys.readouterr().out
+    assert "kernel release: " in english
+    _zh(monkeypatch, tmp_path)
+    main(["doctor", "-v", "--snapshot", str(DEMO)])
+    out = capsys.readouterr().out
+    assert "内核版本：" in out and "kernel release" not in out
+    assert "process groups" not in out and "进程所属用户组：" in out
+    # the value read stays as read, and a path-named source stays a path
+    release = english.split("kernel release: ", 1)[1].split()[0]
+    assert f"内核版本：{release}" in out
+    assert "/proc/cmdline：" in out

@@ -918,6 +918,40 @@ def risk(level: str, lang: str) -> str:
     return RISK_ZH.get(level, level) if lang == "zh" else level
 
 
+# The English words in front of a check's evidence (`doctor -v`); commands, variables,
+# paths and values after them stay as they are, so they can be searched for.
+EVIDENCE_ZH: tuple[tuple[str, str], ...] = (
+    ("kernel release", "内核版本"),
+    ("AMD PCI device", "AMD PCI 设备"),
+    ("secure boot", "安全启动"),
+    ("process groups", "进程所属用户组"),
+    ("loaded by torch: ", "torch 加载的库："),
+    ("loaded ", "已加载 "),
+    ("arch list", "架构列表"),
+    ("system ROCm", "系统 ROCm"),
+    ("user db ", "用户数据库 "),
+    ("kernel cache ", "内核缓存 "),
+    ("RAM total / available", "内存 总量 / 可用"),
+    ("swap total / used", "交换区 总量 / 已用"),
+    ("device ", "设备 "),
+    ("KFD node ", "KFD 节点 "),
+    ("rocminfo GPU agent", "rocminfo GPU agent"),
+    ("distribution HIP runtime", "发行版的 HIP 运行时"),
+    ("triton distribution", "triton 发行包"),
+    ("gfx table ", "gfx 表 "),
+    ("container", "容器"),
+)
+
+
+def evidence_source(source: str, lang: str) -> str:
+    if lang != "zh":
+        return source
+    for english, chinese in EVIDENCE_ZH:
+        if source.startswith(english):
+            return chinese + source[len(english) :]
+    return source
+
+
 def journal_status(status: str, lang: str) -> str:
     return JOURNAL_STATUS_ZH.get(status, status) if lang == "zh" else status
 

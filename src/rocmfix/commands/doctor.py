@@ -160,7 +160,7 @@ def render(
     # Plain ANSI rather than rich: importing and starting rich costs ~100 ms,
     # a third of the start-up budget of `rocmfix doctor --no-torch`.
     from rocmfix._lang import locale_lang
-    from rocmfix.i18n_results import WHY_PYTHON_ZH, doctor_word, summary, title
+    from rocmfix.i18n_results import WHY_PYTHON_ZH, doctor_word, evidence_source, summary, title
     from rocmfix.probes import summarize
 
     lang = locale_lang()
@@ -191,8 +191,9 @@ def render(
                 for d in res.details.splitlines()
                 for line in _wrap(summary(d, lang), "    ", width)
             ]
+            colon = "：" if lang == "zh" else ": "
             for e in res.evidence:
-                lines += _wrap(f"{e.source}: {e.value}", "    ", width)
+                lines += _wrap(f"{evidence_source(e.source, lang)}{colon}{e.value}", "    ", width)
             if res.kb_ids or res.ruled_out:
                 kb = doctor_word(
                     lang,
