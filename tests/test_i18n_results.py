@@ -282,3 +282,31 @@ def test_doctor_verbose_names_its_evidence_in_chinese_and_keeps_the_readings(
     release = english.split("kernel release: ", 1)[1].split()[0]
     assert f"内核版本：{release}" in out
     assert "/proc/cmdline：" in out
+
+
+@pytest.mark.parametrize(
+    "gpus", ["gfx1031", "gfx1100", "gfx1031,gfx1036", "gfx906", "gfx803", "gfx1030,gfx1100"]
+)
+def test_install_plan_reads_chinese_and_its_facts_stay_as_sourced(
+    gpus: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["install-plan", "--gpu", gpus])
+    english = capsys.readouterr().out
+    _zh(monkeypatch, tmp_path)
+    main(["install-plan", "--gpu", gpus])
+    out = capsys.readouterr().out
+    head, _, facts = out.partition("依据的事实")
+    assert "Inputs" not in out and "Notes" not in out and "Commands (" not in out
+    assert HAN.search(head.splitlines()[1]), head  # the summary line
+    for line in head.splitlines():
+        text = line.split(" — ")[0]  # a GPU's note quotes its source
+        if text.lstrip().startswith("$"):
+            continue  # commands are copied as they are
+        assert not _words_left(text), line
+    # the facts are the same sentences, with the same sources, as in English
+    assert facts and out.count("https://") == english.count("https://")
+    for url in re.findall(r"https://\S+", english):
+        assert url in out

@@ -1073,3 +1073,96 @@ def verify_word(lang: str, key: str, **values: object) -> str:
     words = VERIFY.get(lang, VERIFY["en"])
     template = words.get(key)
     return (VERIFY["en"][key] if template is None else template).format(**values)
+
+
+# `rocmfix install-plan` (rocmfix.compat's sentences). The facts and their sources stay
+# as they are written: they quote the upstream pages they cite.
+INSTALL_PLAN_WORDS_ZH: dict[str, str] = {
+    "GPUs": "GPU",
+    "commands": "命令（rocmfix 从不自己运行 pip；`rocmfix fix reinstall-torch` 以可撤销的方式执行安装）",
+    "Notes": "说明",
+    "Facts used": "依据的事实（原文，附来源）",
+    "Inputs": "输入",
+    "native": "原生支持",
+    "override": "用覆盖值",
+    "hidden": "隐藏",
+    "unsupported": "不受支持",
+    "as": "以 {gfx} 运行",
+}
+_INSTALL_PLAN_PAIRS: tuple[tuple[str, str], ...] = (
+        ("torch {v} already targets {gpus}: keep it", "torch {v} 已经支持 {gpus}：保留它"),
+        ("install torch>={v} from the {index} index for {gpus}", "为 {gpus} 从 {index} 索引安装 torch>={v}"),
+        ("{gfx} runs as {other} (HSA_OVERRIDE_GFX_VERSION={v})", "{gfx} 以 {other} 运行（HSA_OVERRIDE_GFX_VERSION={v}）"),
+        ("hide {gpus}", "隐藏 {gpus}"),
+        (
+            "hide {gpus} with `rocmfix fix hide-igpu` (it reads the device order on the machine)",
+            "用 `rocmfix fix hide-igpu` 隐藏 {gpus}（它会读取这台机器上的设备顺序）",
+        ),
+        (
+            "no official PyTorch ROCm wheel works on {gpus}, and rocmfix knows no older stack that did",
+            "没有官方的 PyTorch ROCm wheel 能在 {gpus} 上运行，rocmfix 也不知道有哪个更早的组合可以",
+        ),
+        (
+            "builds from AMD's own indexes or from source may target it; rocmfix does not plan them (not verified)",
+            "AMD 自己的索引或从源码构建的版本可能支持它；rocmfix 不为它们做计划（未经核实）",
+        ),
+        ("needs Python {v}", "需要 Python {v}"),
+        (
+            "optional: a newer stack for these GPUs is torch>={v} from {index} (`rocmfix fix reinstall-torch` installs it reversibly)",
+            "可选：这些 GPU 有更新的组合，{index} 上的 torch>={v}（`rocmfix fix reinstall-torch` 以可撤销的方式安装）",
+        ),
+        (
+            "pip takes the newest torch on {index}; releases after {v} there have inferred (not verified) arch lists",
+            "pip 会取 {index} 上最新的 torch；{v} 之后的版本的架构列表是推断的（未经核实）",
+        ),
+        (
+            "Python version not known: the plan assumes a Python the wheels support",
+            "不知道 Python 版本：计划假定使用 wheel 支持的 Python",
+        ),
+        (
+            "Python {v} has no ROCm wheel that targets these GPUs; create a venv with Python {w} and install there",
+            "Python {v} 没有支持这些 GPU 的 ROCm wheel；请用 Python {w} 创建 venv 并在其中安装",
+        ),
+        (
+            "Python {v} limits you to the {index} wheels; a newer Python gets {best}",
+            "Python {v} 只能用 {index} 的 wheel；更新的 Python 可以用 {best}",
+        ),
+        (
+            "a per-node override needs the ROCm runtime of {index} or newer; the wheels on {other} are older",
+            "按节点覆盖需要 {index} 或更新的 ROCm 运行时；{other} 上的 wheel 更旧",
+        ),
+        (
+            "set HSA_OVERRIDE_GFX_VERSION_<node> for the overridden GPU only; run `rocmfix install-plan` on that machine to learn its KFD node number",
+            "只为被覆盖的 GPU 设置 HSA_OVERRIDE_GFX_VERSION_<node>；在那台机器上运行 `rocmfix install-plan` 可以得知它的 KFD 节点号",
+        ),
+        (
+            "current PyTorch ROCm wheels no longer work on {gpus}; the newest stack that still does: {rest}",
+            "当前的 PyTorch ROCm wheel 已不再支持 {gpus}；仍然支持的最新组合：{rest}",
+        ),
+)
+# A sentence whose own text holds "; " is matched whole; a summary's "; "-joined
+# parts are matched one by one (a value must not swallow the parts after it).
+INSTALL_PLAN_WHOLE = _specific_first(tuple(p for p in _INSTALL_PLAN_PAIRS if "; " in p[0]))
+INSTALL_PLAN_PART = _specific_first(tuple(p for p in _INSTALL_PLAN_PAIRS if "; " not in p[0]))
+
+
+def install_plan_text(text: str, lang: str) -> str:
+    """A summary or note of `install-plan` in ``lang``."""
+    if lang != "zh" or not text:
+        return text
+    legacy = re.match(
+        r"current PyTorch ROCm wheels no longer work on (.+?); the newest stack that still does: (.*)$",
+        text,
+        re.S,
+    )
+    if legacy:  # the newest stack that still works is itself a summary
+        rest = install_plan_text(legacy.group(2), lang)
+        return f"当前的 PyTorch ROCm wheel 已不再支持 {legacy.group(1)}；仍然支持的最新组合：{rest}"
+    whole = translate(text, INSTALL_PLAN_WHOLE, "zh")
+    if whole != text:
+        return whole
+    parts = text.split("; ")
+    done = [translate(p, INSTALL_PLAN_PART, "zh") for p in parts]
+    if any(a == b for a, b in zip(parts, done, strict=True)):
+        return text  # one part has no Chinese: keep the sentence whole in English
+    return "；".join(done)

@@ -103,32 +103,60 @@ def run(args: argparse.Namespace) -> int:
     return 0 if plan.index else 1
 
 
-def render(plan: Any) -> str:
+def render(plan: Any, lang: str | None = None) -> str:
     """The plan for a person: verdict, GPUs, commands, notes, facts with sources."""
-    lines = [f"rocmfix install-plan · {plan.verdict}", f"  {plan.summary}", ""]
+    if lang is None:
+        from rocmfix._lang import locale_lang
+
+        lang = locale_lang()
+    from rocmfix.i18n_results import INSTALL_PLAN_WORDS_ZH, install_plan_text
+
+    zh = lang == "zh"
+
+    def word(key: str, english: str) -> str:
+        return INSTALL_PLAN_WORDS_ZH.get(key, english) if zh else english
+
+    colon = "：" if zh else ": "
+    lines = [
+        f"rocmfix install-plan · {word(plan.verdict, plan.verdict)}",
+        f"  {install_plan_text(plan.summary, lang)}",
+        "",
+    ]
     if plan.gpus:
-        lines.append("GPUs")
+        lines.append(word("GPUs", "GPUs"))
         for v in plan.gpus:
-            extra = f" as {v.runs_as} (HSA_OVERRIDE_GFX_VERSION {v.override})" if v.override else ""
+            status = word(v.status, v.status)
+            if v.override:
+                extra = (
+                    f"（{INSTALL_PLAN_WORDS_ZH['as'].format(gfx=v.runs_as)}，"
+                    f"HSA_OVERRIDE_GFX_VERSION {v.override}）"
+                    if zh
+                    else f" as {v.runs_as} (HSA_OVERRIDE_GFX_VERSION {v.override})"
+                )
+            else:
+                extra = ""
             note = f" — {v.note}" if v.note else ""
-            lines.append(f"  {_MARK.get(v.status, '?')} {v.gpu.label()}: {v.status}{extra}{note}")
+            lines.append(f"  {_MARK.get(v.status, '?')} {v.gpu.label()}{colon}{status}{extra}{note}")
         lines.append("")
     if plan.index or plan.env:
         lines.append(
-            "Commands (rocmfix never runs pip itself; `rocmfix fix reinstall-torch` applies"
-            " the install reversibly)"
+            word(
+                "commands",
+                "Commands (rocmfix never runs pip itself; `rocmfix fix reinstall-torch` applies"
+                " the install reversibly)",
+            )
         )
         lines += [f"  $ {c}" for c in plan.commands]
         lines.append("")
     if plan.notes:
-        lines.append("Notes")
-        lines += [f"  - {n}" for n in plan.notes]
+        lines.append(word("Notes", "Notes"))
+        lines += [f"  - {install_plan_text(n, lang)}" for n in plan.notes]
         lines.append("")
     if plan.facts:
-        lines.append("Facts used")
+        lines.append(word("Facts used", "Facts used"))
         for f in plan.facts:
             lines.append(f"  - {f.text}")
             lines += [f"      {u}" for u in f.sources]
         lines.append("")
-    lines.append("Inputs: " + "; ".join(plan.inputs))
+    lines.append(word("Inputs", "Inputs") + colon + "; ".join(plan.inputs))
     return "\n".join(lines) + "\n"
