@@ -1001,10 +1001,15 @@ WHY_PYTHON_ZH: dict[str, str] = {
 }
 
 
+def _word(table: dict[str, dict[str, str]], lang: str, key: str, values: dict[str, object]) -> str:
+    """``table[lang][key]`` filled in; a key only one language has (zh's no_amd_gpu: English
+    says it in the command) is looked up in English only when missing, never eagerly."""
+    template = table.get(lang, table["en"]).get(key)
+    return (table["en"][key] if template is None else template).format(**values)
+
+
 def doctor_word(lang: str, key: str, **values: object) -> str:
-    words = DOCTOR.get(lang, DOCTOR["en"])
-    template = words.get(key)
-    return (DOCTOR["en"][key] if template is None else template).format(**values)
+    return _word(DOCTOR, lang, key, values)
 
 FAILURE_KIND_ZH: dict[str, str] = {
     "crash": "崩溃",
@@ -1068,11 +1073,7 @@ VERIFY: dict[str, dict[str, str]] = {
 
 
 def verify_word(lang: str, key: str, **values: object) -> str:
-    # a key only one language has (zh's no_amd_gpu: English says it in the command) is looked
-    # up in the other only when missing, never eagerly
-    words = VERIFY.get(lang, VERIFY["en"])
-    template = words.get(key)
-    return (VERIFY["en"][key] if template is None else template).format(**values)
+    return _word(VERIFY, lang, key, values)
 
 
 # `rocmfix install-plan` (rocmfix.compat's sentences). The facts and their sources stay
