@@ -133,7 +133,7 @@ def test_subcommand_help_in_chinese_keeps_flags_and_values(
 
 
 def test_chinese_help_wraps_by_display_width() -> None:
-    from rocmfix.i18n_argparse import _width, wrap_wide
+    from rocmfix.i18n_argparse import display_width, wrap_wide
 
     text = (
         "测试其 torch 的解释器（默认：当前解释器）；它需要装有 torch，不需要 rocmfix --python PATH"
@@ -142,7 +142,7 @@ def test_chinese_help_wraps_by_display_width() -> None:
         lines = wrap_wide(text, width)
         assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost
         for line in lines:
-            assert _width(line) <= width + 4, (width, line)  # a character keeps its marks
+            assert display_width(line) <= width + 4, (width, line)  # a character keeps its marks
             assert line == line.strip() and line[0] not in "，。；：、）" and line[-1] != "（"
         assert "--python PATH" in " ".join(lines)  # an ASCII word is never split
 

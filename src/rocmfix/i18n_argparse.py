@@ -266,7 +266,8 @@ _NO_LINE_START = set("，。；：、）！？」』")
 _NO_LINE_END = set("（「『")
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
+    """Terminal cells ``text`` takes (East Asian wide and full-width characters take two)."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
@@ -290,7 +291,7 @@ def wrap_wide(text: str, width: int) -> list[str]:
     lines: list[str] = []
     line = ""
     for unit in units:
-        if line and _width(line) + _width(unit.rstrip()) > width:
+        if line and display_width(line) + display_width(unit.rstrip()) > width:
             lines.append(line.rstrip())
             line = ""
         if not line and unit.isspace():

@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"schema": SCHEMA, "records": rows}, indent=2))
         return int(ExitCode.OK)
     from rocmfix._lang import locale_lang
+    from rocmfix.i18n_argparse import display_width
     from rocmfix.i18n_results import journal_status
 
     lang = locale_lang()
@@ -56,7 +57,6 @@ def run(args: argparse.Namespace) -> int:
     for r in records:
         params = " ".join(f"{k}={v}" for k, v in r.params.items() if k not in ("python",))
         status = journal_status(r.status, lang)
-        # padded to 11 terminal cells (a Chinese character takes two)
-        pad = " " * max(0, 11 - len(status) - sum(1 for ch in status if ord(ch) > 0x2E7F))
+        pad = " " * max(0, 11 - display_width(status))  # 11 terminal cells
         print(f"{r.id}  {status}{pad} {r.action} {params}".rstrip())
     return int(ExitCode.OK)
