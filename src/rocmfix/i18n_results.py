@@ -1136,10 +1136,6 @@ _INSTALL_PLAN_PAIRS: tuple[tuple[str, str], ...] = (
             "set HSA_OVERRIDE_GFX_VERSION_<node> for the overridden GPU only; run `rocmfix install-plan` on that machine to learn its KFD node number",
             "只为被覆盖的 GPU 设置 HSA_OVERRIDE_GFX_VERSION_<node>；在那台机器上运行 `rocmfix install-plan` 可以得知它的 KFD 节点号",
         ),
-        (
-            "current PyTorch ROCm wheels no longer work on {gpus}; the newest stack that still does: {rest}",
-            "当前的 PyTorch ROCm wheel 已不再支持 {gpus}；仍然支持的最新组合：{rest}",
-        ),
 )
 # A sentence whose own text holds "; " is matched whole; a summary's "; "-joined
 # parts are matched one by one (a value must not swallow the parts after it).
