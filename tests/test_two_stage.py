@@ -142,3 +142,11 @@ def test_a_log_that_defeats_stage_one_costs_about_the_full_database(pair, tmp_pa
 def test_the_engine_without_hyperscan_has_no_stage_one() -> None:
     engine = make_engine([("hipErrorNoBinaryForGpu", False)], prefer="re")
     assert not hasattr(engine, "_db1")
+
+
+def test_rocmfix_stage1_0_leaves_the_full_database_alone(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("hyperscan")
+    pats = [("hipErrorNoBinaryForGpu", False), (r"\bgfx9\d\d\b", False)]
+    assert make_engine(pats, prefer="hyperscan")._db1 is not None  # type: ignore[union-attr]
+    monkeypatch.setenv("ROCMFIX_STAGE1", "0")
+    assert make_engine(pats, prefer="hyperscan")._db1 is None  # type: ignore[union-attr]

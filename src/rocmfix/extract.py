@@ -566,7 +566,8 @@ class _HyperscanEngine:
         """Stage 1 (see :func:`_stage1_items`): a range it finds nothing in holds no hit."""
         self._skip = 0
         self._backoff = 0
-        if self._db is not None and self.two_stage:
+        # ROCMFIX_STAGE1=0 measures the full database alone (benchmarks/explain_speed.py).
+        if self._db is not None and self.two_stage and os.environ.get("ROCMFIX_STAGE1") != "0":
             refused = set(rest)
             kept = [(br, g) for br, g in zip(branches, good) if patterns[g[4]] not in refused]
             items = _stage1_items(hs, kept)
