@@ -29,7 +29,7 @@ from rocmfix.errors import InputError
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO
 
@@ -1253,14 +1253,15 @@ def _which(name: str) -> str | None:
     return None
 
 
-def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
+def _extract_file(
+    fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine, counter: _LineCounter
+) -> Excerpt:
     """A plain file: positional reads of whole-line chunks, scanned on worker threads.
 
     Line numbers are not counted while scanning: the total comes from the line
     counter (a second process), and a hit's number from counting only the
     stretch between it and the nearer counted point (usually a few MB).
     """
-    counter = _LineCounter(fd, start, size)
     state = _State()
     workers = _workers() if engine.name == "hyperscan" else 1
     pool = None
@@ -1805,8 +1806,14 @@ _BINARY_READ_MAX = 64 * 1024 * 1024
 """How much of a stream that starts as binary data is read before giving up on it."""
 
 
-def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
+def extract_stream(
+    stream: BinaryIO, engine: _ReEngine | _HyperscanEngine | Callable[[], _ReEngine | _HyperscanEngine]
+) -> Excerpt:
     """Scan a binary stream chunk by chunk and return what matters.
+
+    ``engine`` may be a function returning it: on a large plain file the line
+    counter (a second process) then starts before the engine is built (loading its
+    databases takes ~30 ms during which the other core would idle).
 
     Each chunk is one ``read`` (no joins): the line cut by a chunk boundary is
     put together on its own, the whole lines in between are scanned in place.
@@ -1815,10 +1822,19 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
     """
     plain = _regular_fd(stream)
     if plain is not None:
+        counter = _LineCounter(*plain)
+        if callable(engine):
+            try:
+                engine = engine()
+            except BaseException:
+                counter.close()
+                raise
         try:
-            return _extract_file(*plain, engine)
+            return _extract_file(*plain, engine, counter)
         except _NotPlain:
             stream.seek(plain[1])
+    if callable(engine):
+        engine = engine()
     scan = _Scan(engine)
     size = max(CHUNK, 64)
     total = 0
