@@ -385,6 +385,11 @@ class Matcher:
                 self._by_id,
                 lambda eid: cuda_only or self._excluded(eid, candidates),
             )
+        # Facts the text states (torch build, /dev/kfd state, the GPU's age against ROCm)
+        # decide between members of one family; they never bring in another family.
+        from rocmfix.kb import family  # noqa: PLC0415 - lazy: start-up cost
+
+        scored = family.decide(scored, excerpt.full_text or region, self._by_id)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         # Ordered as shown (whole percents): where the shown figures tie, an entry that an
         # error line or symptom matched comes before one only the ranker put there (beside a

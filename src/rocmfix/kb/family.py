@@ -1,0 +1,223 @@
+"""Facts read from a report that decide between members of one family of causes.
+
+Several KB entries share their symptoms and differ only in a fact the text often
+states outright: which build of torch is installed (``+cu121`` / ``+cpu`` /
+``+rocm6.2``, collect_env's "CUDA used to build PyTorch" / "ROCM used to build
+PyTorch"), or whether ``/dev/kfd`` is absent or present but denied. Signatures
+and the ranker find the family; this layer reorders its members by the
+taxonomy's own definitions (tests/data/kb-taxonomy.yaml "means"), never by the
+wording of any one report.
+
+Sources of the facts:
+
+* PyTorch wheels carry a PEP 440 local version label naming their build:
+  ``+cu121``, ``+rocm6.2``, ``+cpu`` (https://pytorch.org/get-started/locally/,
+  https://download.pytorch.org/whl/ index names ``cu121``, ``rocm6.2``, ``cpu``;
+  PEP 440 local version identifiers, https://peps.python.org/pep-0440/#local-version-identifiers).
+* ``python -m torch.utils.collect_env`` prints "CUDA used to build PyTorch: X" and
+  "ROCM used to build PyTorch: Y", "N/A"/"None" where the build has no such backend
+  (https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py).
+* ``torch.version.hip`` is None on every build but ROCm's; ``torch.version.cuda`` is
+  None on ROCm and CPU builds (https://pytorch.org/docs/stable/notes/hip.html).
+* ROCR opens ``/dev/kfd`` read-write; a missing node fails with ENOENT ("No such file
+  or directory"), a node the user may not open with EACCES ("Permission denied");
+  access is granted through the render/video groups
+  (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html#setting-permissions-for-groups,
+  https://github.com/ROCm/ROCR-Runtime/blob/amd-staging/runtime/hsa-runtime/core/os/linux/os_linux.cpp).
+
+* Each gfx target's ROCm support status and first listing come from the packaged
+  table (rocmfix/data/gfx-targets.yaml, sourced per row from the ROCm compatibility
+  matrices); ``rocmfix.facts.gfx_unsupported`` and ``rocm_predates`` read it.
+  unsupported-gpu-architecture means a GPU older than any current ROCm supports;
+  rocm-too-old-for-gpu a GPU newer than the ROCm in use; a current RDNA3/RDNA4
+  target (gfx11xx/gfx12xx, listed as supported) is neither "too old" case.
+
+Only the fact that is unambiguous in the text is used: a report that names two
+torch builds (one tried, one installed) decides nothing.
+"""
+
+from __future__ import annotations
+
+from rocmfix import _rx
+from rocmfix._record import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rocmfix.kb.matcher import Match
+    from rocmfix.kb.model import Entry
+
+CUDA_BUILD = "cuda-build-on-amd"
+CPU_BUILD = "cpu-only-build"
+KFD_MISSING = "kfd-device-missing"
+KFD_DENIED = "kfd-permission-denied"
+NO_BINARY = "no-binary-for-gpu"
+TOO_OLD_GPU = "unsupported-gpu-architecture"
+ROCM_TOO_OLD = "rocm-too-old-for-gpu"
+
+# A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
+_TORCH_TAG = _rx.compile(
+    r"(?i:\btorch\b)[^\n]{0,24}?\b\d\.\d{1,2}(?:\.\d{1,2})?(?:a0|\.dev\d+)?\+(cu\d{2,3}|rocm\d[\d.]*|cpu)\b"
+)
+# A wheel index the text installs from or points at.
+_INDEX = _rx.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cu\d{2,3}|rocm\d[\d.]*|cpu)\b")
+# collect_env's two build lines.
+_ENV_CUDA = _rx.compile(r"CUDA used to build PyTorch: ?(\S+)")
+_ENV_ROCM = _rx.compile(r"ROCM used to build PyTorch: ?(\S+)")
+_ENV_HIP = _rx.compile(r"\bHIP runtime version: ?(\d\S*)")
+
+
+def _flavour(tag: str) -> str:
+    tag = tag.lower()
+    if tag.startswith("cu"):
+        return "cuda"
+    if tag.startswith("rocm"):
+        return "rocm"
+    return "cpu"
+
+
+def torch_builds(text: str) -> frozenset[str]:
+    """Every torch build flavour the text names: a subset of {"cuda", "rocm", "cpu"}."""
+    seen: set[str] = set()
+    for m in _TORCH_TAG.finditer(text):
+        seen.add(_flavour(m.group(1)))
+    for m in _INDEX.finditer(text):
+        seen.add(_flavour(m.group(1)))
+    cuda = [m.group(1) for m in _ENV_CUDA.finditer(text)]
+    rocm = [m.group(1) for m in _ENV_ROCM.finditer(text)]
+    for c, r in zip(cuda, rocm, strict=False):
+        c_set = c[:1].isdigit()
+        r_set = r[:1].isdigit()
+        if c_set and not r_set:
+            seen.add("cuda")
+        elif r_set:
+            seen.add("rocm")
+        elif c in ("None", "N/A") and r in ("None", "N/A"):
+            seen.add("cpu")
+    if _ENV_HIP.search(text):
+        seen.add("rocm")
+    return frozenset(seen)
+
+
+def torch_build(text: str) -> str | None:
+    """The one torch build flavour the text names, or None (none named, or several)."""
+    seen = torch_builds(text)
+    return next(iter(seen)) if len(seen) == 1 else None
+
+
+# What the tools print right after the node's name (ls/stat/ROCR/docker), or a plain statement.
+_KFD_MISSING = _rx.compile(
+    r"/dev/kfd[`'\"]?:? ?(?::\s*No such file or directory|(?:does not|doesn't) exist|(?:is )?(?:missing|absent|not present))|"
+    r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)"
+)
+_KFD_DENIED = _rx.compile(
+    r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
+    r"(?i:\b(?:only )?works (?:with|under|as) (?:sudo|root)\b|\bwith sudo it works\b|\bworks when run as root\b|"
+    r"\bneeds? (?:sudo|root) to (?:use|see|access) the gpu\b)"
+)
+
+
+def kfd_state(text: str) -> str | None:
+    """"missing" or "denied" when the text says which of the two /dev/kfd failures it is."""
+    missing = bool(_KFD_MISSING.search(text))
+    denied = bool(_KFD_DENIED.search(text))
+    if missing == denied:
+        return None
+    return "missing" if missing else "denied"
+
+
+_ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
+
+
+def gfx_age(text: str) -> str | None:
+    """How the GPUs the text names stand against ROCm, when they all agree.
+
+    "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
+    "newer": the one ROCm version the text names predates a named GPU's first listing;
+    "current": every one is an RDNA3/RDNA4 target the latest ROCm lists as supported
+    and no ROCm version in the text predates it. None otherwise.
+    """
+    from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    gpus = [g.bare for g in compat.gpus_from_text(text)]
+    if not gpus:
+        return None
+    versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
+    if len(versions) == 1:
+        (version,) = versions
+        if any(facts.rocm_predates(version, g) for g in gpus):
+            return "newer"
+    if all(facts.gfx_unsupported(g) for g in gpus):
+        return "old"
+    if all(_current(g) for g in gpus) and not any(
+        facts.rocm_predates(v, g) is not False for v in versions for g in gpus
+    ):
+        return "current"
+    return None
+
+
+def _current(gfx: str) -> bool:
+    from rocmfix import facts  # noqa: PLC0415
+
+    info = facts.gfx_info(gfx)
+    return info is not None and info.support == "supported" and gfx[3:5] in ("11", "12")
+
+
+def _swap_to(
+    scored: list[Match], want: str, other: str, entries: Mapping[str, Entry]
+) -> list[Match]:
+    """Where ``other`` outranks ``want``, give ``want`` the higher confidence and ``other``
+    the lower (the family's two members trade places; nothing else moves)."""
+    by_id = {m.entry.id: m for m in scored}
+    w, o = by_id.get(want), by_id.get(other)
+    if o is None or (w is not None and w.confidence >= o.confidence):
+        return scored
+    if w is None and want not in entries:
+        return scored
+    out = []
+    for m in scored:
+        if m is o:
+            low = w.confidence if w is not None else min(o.confidence, 0.3)
+            out.append(replace(o, confidence=low))
+        elif m is w:
+            out.append(replace(w, confidence=o.confidence))
+        else:
+            out.append(m)
+    if w is None:
+        from rocmfix.kb.matcher import Match  # noqa: PLC0415 - matcher imports this module
+
+        out.append(Match(entry=entries[want], confidence=o.confidence, evidence=(), via="facts"))
+    return out
+
+
+def decide(scored: Sequence[Match], text: str, entries: Mapping[str, Entry]) -> list[Match]:
+    """Reorder the family members of ``scored`` by the facts ``text`` states."""
+    out = list(scored)
+    ids = {m.entry.id for m in out}
+    if ids & {CUDA_BUILD, CPU_BUILD}:
+        build = torch_build(text)
+        if build == "cuda":
+            out = _swap_to(out, CUDA_BUILD, CPU_BUILD, entries)
+        elif build == "cpu":
+            out = _swap_to(out, CPU_BUILD, CUDA_BUILD, entries)
+    if ids & {KFD_MISSING, KFD_DENIED}:
+        state = kfd_state(text)
+        if state == "missing":
+            out = _swap_to(out, KFD_MISSING, KFD_DENIED, entries)
+        elif state == "denied":
+            out = _swap_to(out, KFD_DENIED, KFD_MISSING, entries)
+    if ids & {NO_BINARY, TOO_OLD_GPU, ROCM_TOO_OLD}:
+        age = gfx_age(text)
+        if age == "old":
+            out = _swap_to(out, TOO_OLD_GPU, NO_BINARY, entries)
+            out = _swap_to(out, TOO_OLD_GPU, ROCM_TOO_OLD, entries)
+        elif age == "newer":
+            out = _swap_to(out, ROCM_TOO_OLD, NO_BINARY, entries)
+            out = _swap_to(out, ROCM_TOO_OLD, TOO_OLD_GPU, entries)
+        elif age == "current":
+            conf = {m.entry.id: m.confidence for m in out}
+            if TOO_OLD_GPU in conf and (NO_BINARY in conf or ROCM_TOO_OLD in conf):
+                best = max((NO_BINARY, ROCM_TOO_OLD), key=lambda e: conf.get(e, -1.0))
+                out = _swap_to(out, best, TOO_OLD_GPU, entries)
+    return out
