@@ -108,7 +108,7 @@ def torch_build(text: str) -> str | None:
 
 # What the tools print right after the node's name (ls/stat/ROCR/docker), or a plain statement.
 _KFD_MISSING = _rx.compile(
-    r"/dev/kfd[`'\"]?:? ?(?::\s*No such file or directory|(?:does not|doesn't) exist|(?:is )?(?:missing|absent|not present))|"
+    r"/dev/kfd[`'\"]?:? ?(?::\s*(?i:no such file or directory)|(?:does not|doesn't) exist|(?:is )?(?:missing|absent|not present))|"
     r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)"
 )
 _KFD_DENIED = _rx.compile(
@@ -164,60 +164,74 @@ def _current(gfx: str) -> bool:
     return info is not None and info.support == "supported" and gfx[3:5] in ("11", "12")
 
 
-def _swap_to(
-    scored: list[Match], want: str, other: str, entries: Mapping[str, Entry]
-) -> list[Match]:
-    """Where ``other`` outranks ``want``, give ``want`` the higher confidence and ``other``
-    the lower (the family's two members trade places; nothing else moves)."""
-    by_id = {m.entry.id: m for m in scored}
-    w, o = by_id.get(want), by_id.get(other)
-    if o is None or (w is not None and w.confidence >= o.confidence):
-        return scored
-    if w is None and want not in entries:
-        return scored
-    out = []
-    for m in scored:
-        if m is o:
-            low = w.confidence if w is not None else min(o.confidence, 0.3)
-            out.append(replace(o, confidence=low))
-        elif m is w:
-            out.append(replace(w, confidence=o.confidence))
-        else:
-            out.append(m)
-    if w is None:
-        from rocmfix.kb.matcher import Match  # noqa: PLC0415 - matcher imports this module
+def read(text: str) -> tuple[str | None, str | None, str | None]:
+    """The facts of ``text`` this layer uses: (torch build, /dev/kfd state, GPU age)."""
+    return (torch_build(text), kfd_state(text), gfx_age(text))
 
-        out.append(Match(entry=entries[want], confidence=o.confidence, evidence=(), via="facts"))
+
+def _swap(conf: dict[str, float], want: str, other: str) -> None:
+    """Where ``other`` outranks ``want``, the two trade confidences (nothing else moves);
+    a ``want`` nothing had scored takes ``other``'s place and ``other`` drops to 0.3 at most."""
+    o = conf.get(other)
+    w = conf.get(want)
+    if o is None or (w is not None and w >= o):
+        return
+    conf[want] = o
+    conf[other] = w if w is not None else min(o, 0.3)
+
+
+def reorder(
+    conf: Mapping[str, float], facts: tuple[str | None, str | None, str | None] | None
+) -> dict[str, float]:
+    """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
+    out = dict(conf)
+    if not facts:
+        return out
+    build, kfd, age = facts
+    if build == "cuda":
+        _swap(out, CUDA_BUILD, CPU_BUILD)
+    elif build == "cpu":
+        _swap(out, CPU_BUILD, CUDA_BUILD)
+    if kfd == "missing":
+        _swap(out, KFD_MISSING, KFD_DENIED)
+    elif kfd == "denied":
+        _swap(out, KFD_DENIED, KFD_MISSING)
+    if age == "old":
+        _swap(out, TOO_OLD_GPU, NO_BINARY)
+        _swap(out, TOO_OLD_GPU, ROCM_TOO_OLD)
+    elif age == "newer":
+        _swap(out, ROCM_TOO_OLD, NO_BINARY)
+        _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
+    elif age == "current" and TOO_OLD_GPU in out and (NO_BINARY in out or ROCM_TOO_OLD in out):
+        best = max((NO_BINARY, ROCM_TOO_OLD), key=lambda e: out.get(e, -1.0))
+        _swap(out, best, TOO_OLD_GPU)
     return out
 
 
-def decide(scored: Sequence[Match], text: str, entries: Mapping[str, Entry]) -> list[Match]:
-    """Reorder the family members of ``scored`` by the facts ``text`` states."""
-    out = list(scored)
-    ids = {m.entry.id for m in out}
-    if ids & {CUDA_BUILD, CPU_BUILD}:
-        build = torch_build(text)
-        if build == "cuda":
-            out = _swap_to(out, CUDA_BUILD, CPU_BUILD, entries)
-        elif build == "cpu":
-            out = _swap_to(out, CPU_BUILD, CUDA_BUILD, entries)
-    if ids & {KFD_MISSING, KFD_DENIED}:
-        state = kfd_state(text)
-        if state == "missing":
-            out = _swap_to(out, KFD_MISSING, KFD_DENIED, entries)
-        elif state == "denied":
-            out = _swap_to(out, KFD_DENIED, KFD_MISSING, entries)
-    if ids & {NO_BINARY, TOO_OLD_GPU, ROCM_TOO_OLD}:
-        age = gfx_age(text)
-        if age == "old":
-            out = _swap_to(out, TOO_OLD_GPU, NO_BINARY, entries)
-            out = _swap_to(out, TOO_OLD_GPU, ROCM_TOO_OLD, entries)
-        elif age == "newer":
-            out = _swap_to(out, ROCM_TOO_OLD, NO_BINARY, entries)
-            out = _swap_to(out, ROCM_TOO_OLD, TOO_OLD_GPU, entries)
-        elif age == "current":
-            conf = {m.entry.id: m.confidence for m in out}
-            if TOO_OLD_GPU in conf and (NO_BINARY in conf or ROCM_TOO_OLD in conf):
-                best = max((NO_BINARY, ROCM_TOO_OLD), key=lambda e: conf.get(e, -1.0))
-                out = _swap_to(out, best, TOO_OLD_GPU, entries)
+FAMILY_IDS = frozenset({CUDA_BUILD, CPU_BUILD, KFD_MISSING, KFD_DENIED, NO_BINARY, TOO_OLD_GPU, ROCM_TOO_OLD})
+
+
+def decide(
+    scored: Sequence[Match],
+    facts: tuple[str | None, str | None, str | None] | None,
+    entries: Mapping[str, Entry],
+) -> list[Match]:
+    """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`)."""
+    if not facts or not any(m.entry.id in FAMILY_IDS for m in scored):
+        return list(scored)
+    before = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
+    after = reorder(before, facts)
+    out = []
+    for m in scored:
+        if m.entry.id in before and after[m.entry.id] != m.confidence:
+            out.append(replace(m, confidence=after[m.entry.id]))
+        else:
+            out.append(m)
+    new = [e for e in after if e not in before and e in entries]
+    if new:
+        from rocmfix.kb.matcher import Match  # noqa: PLC0415 - matcher imports this module
+
+        out.extend(
+            Match(entry=entries[e], confidence=after[e], evidence=(), via="facts") for e in new
+        )
     return out
