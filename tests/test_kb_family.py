@@ -62,7 +62,9 @@ def test_kfd_state(text: str, state: str | None) -> None:
     [
         ("Radeon RX 580 (gfx803) on ROCm 6.1", "old"),
         ("rocminfo: Name: gfx1201 ... ROCm 6.2.4", "newer"),  # RDNA4 first listed in ROCm 6.4
-        ("Name: gfx1100 with ROCm 6.4.1", "current"),
+        ("Radeon VII on ROCm 6.2", "old"),  # a product name the gfx table lists (gfx906)
+        ("RX 9070 XT, ROCm 6.2.4", "newer"),
+        ("Name: gfx1100 with ROCm 6.4.1", None),  # a current GPU under a ROCm that lists it
         # near misses: no GPU named, or GPUs that disagree
         ("ROCm 6.1 on my machine", None),
         ("gfx803 and gfx1100 in one box", None),

@@ -29,8 +29,7 @@ Sources of the facts:
   table (rocmfix/data/gfx-targets.yaml, sourced per row from the ROCm compatibility
   matrices); ``rocmfix.facts.gfx_unsupported`` and ``rocm_predates`` read it.
   unsupported-gpu-architecture means a GPU older than any current ROCm supports;
-  rocm-too-old-for-gpu a GPU newer than the ROCm in use; a current RDNA3/RDNA4
-  target (gfx11xx/gfx12xx, listed as supported) is neither "too old" case.
+  rocm-too-old-for-gpu a GPU newer than the ROCm in use.
 
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
@@ -130,17 +129,34 @@ def kfd_state(text: str) -> str | None:
 _ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
 
 
+_GFX_WORD = _rx.compile(r"(?i:\bgfx\d{3,4}[0-9a-f]?\b)")
+# A GPU named by its product name, mapped to its gfx by the products the sourced gfx table
+# lists (compat.gpu_from_name): "RX 7600XT", "Radeon VII", "MI50", "Vega 64".
+_PRODUCT = _rx.compile(
+    r"(?i:\b(RX) ?(\d{3,4})(?: ?(XTX|XT|GRE))?\b|\b(Radeon VII)\b|\b(Vega) ?(56|64)\b|"
+    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9]))"
+)
+
+
 def gfx_age(text: str) -> str | None:
     """How the GPUs the text names stand against ROCm, when they all agree.
 
-    "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
-    "newer": the one ROCm version the text names predates a named GPU's first listing;
-    "current": every one is an RDNA3/RDNA4 target the latest ROCm lists as supported
-    and no ROCm version in the text predates it. None otherwise.
+    The GPUs are the gfx targets the text names and the products it names that the
+    gfx table lists. "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
+    "newer": the one ROCm version the text names predates a named GPU's first listing.
+    None otherwise. (A current target is not thereby "not unsupported": the KB also
+    names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
     """
+    if not (_GFX_WORD.search(text) or _PRODUCT.search(text)):
+        return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
 
     gpus = [g.bare for g in compat.gpus_from_text(text)]
+    for m in _PRODUCT.finditer(text):
+        name = " ".join(p for p in m.groups() if p)
+        gpu = compat.gpu_from_name(name)
+        if gpu is not None and gpu.bare not in gpus:
+            gpus.append(gpu.bare)
     if not gpus:
         return None
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
@@ -150,18 +166,7 @@ def gfx_age(text: str) -> str | None:
             return "newer"
     if all(facts.gfx_unsupported(g) for g in gpus):
         return "old"
-    if all(_current(g) for g in gpus) and not any(
-        facts.rocm_predates(v, g) is not False for v in versions for g in gpus
-    ):
-        return "current"
     return None
-
-
-def _current(gfx: str) -> bool:
-    from rocmfix import facts  # noqa: PLC0415
-
-    info = facts.gfx_info(gfx)
-    return info is not None and info.support == "supported" and gfx[3:5] in ("11", "12")
 
 
 def read(text: str) -> tuple[str | None, str | None, str | None]:
@@ -202,9 +207,6 @@ def reorder(
     elif age == "newer":
         _swap(out, ROCM_TOO_OLD, NO_BINARY)
         _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
-    elif age == "current" and TOO_OLD_GPU in out and (NO_BINARY in out or ROCM_TOO_OLD in out):
-        best = max((NO_BINARY, ROCM_TOO_OLD), key=lambda e: out.get(e, -1.0))
-        _swap(out, best, TOO_OLD_GPU)
     return out
 
 
