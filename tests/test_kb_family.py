@@ -18,6 +18,7 @@ from rocmfix.kb.matcher import Matcher
         ("torch 2.3.1+cu121 on my RX 7900 XTX", "cuda"),
         ("Successfully installed torch-2.5.0+rocm6.2 torchvision-0.20.0+rocm6.2", "rocm"),
         ("torch==2.1.0+cpu", "cpu"),
+        ("PyTorch 2.1.0+cu121", "cuda"),
         ("pip install torch --index-url https://download.pytorch.org/whl/cu118", "cuda"),
         # collect_env: a CUDA build prints its CUDA version and N/A for ROCm
         ("CUDA used to build PyTorch: 12.1\nROCM used to build PyTorch: N/A", "cuda"),
@@ -118,3 +119,18 @@ def test_matcher_names_rocm_too_old_for_a_gpu_newer_than_it(matcher: Matcher) ->
     assert _order(matcher, text)[0] == "rocm-too-old-for-gpu"
     # near miss: a ROCm that lists the GPU leaves the signature's answer alone
     assert _order(matcher, text.replace("6.2.4", "6.4.1"))[0] == "no-binary-for-gpu"
+
+
+def test_a_cuda_torch_with_no_amd_word_is_not_a_build_cause() -> None:
+    # The taxonomy's cuda-build-on-amd is "a CUDA build on an AMD machine": a text whose torch
+    # is +cu121 and that names nothing of AMD's stack is an NVIDIA (or GPU-less) machine.
+    text = "Python 3.9\nCUDA 12.1 toolkit\nPyTorch 2.1.0+cu121\nbitsandbytes 0.43.1"
+    facts = family.read(text)
+    assert facts == ("cuda", None, None, False)
+    assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.45}
+    # near miss: the same torch on a Radeon is the build cause, untouched
+    facts = family.read(text + "\nGPU: Radeon RX 7900 XTX")
+    assert facts[3] is True
+    assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.9}
+    # an AMD CPU says nothing of the GPU
+    assert family.read(text + "\nAMD CPUs and an RTX 4090")[3] is False

@@ -57,7 +57,7 @@ ROCM_TOO_OLD = "rocm-too-old-for-gpu"
 
 # A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
 _TORCH_TAG = _rx.compile(
-    r"(?i:\btorch\b)[^\n]{0,24}?\b\d\.\d{1,2}(?:\.\d{1,2})?(?:a0|\.dev\d+)?\+(cu\d{2,3}|rocm\d[\d.]*|cpu)\b"
+    r"(?i:\b(?:py)?torch\b)[^\n]{0,24}?\b\d\.\d{1,2}(?:\.\d{1,2})?(?:a0|\.dev\d+)?\+(cu\d{2,3}|rocm\d[\d.]*|cpu)\b"
 )
 # A wheel index the text installs from or points at.
 _INDEX = _rx.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cu\d{2,3}|rocm\d[\d.]*|cpu)\b")
@@ -169,9 +169,21 @@ def gfx_age(text: str) -> str | None:
     return None
 
 
-def read(text: str) -> tuple[str | None, str | None, str | None]:
-    """The facts of ``text`` this layer uses: (torch build, /dev/kfd state, GPU age)."""
-    return (torch_build(text), kfd_state(text), gfx_age(text))
+def names_amd(text: str) -> bool:
+    """Whether the text names anything of AMD's GPU stack (the matcher's AMD context words;
+    collect_env's "ROCM used to build PyTorch: N/A" and an AMD CPU do not count)."""
+    from rocmfix.kb.matcher import _AMD_CONTEXT, _NOT_AMD  # noqa: PLC0415 - matcher imports us
+
+    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
+
+
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, names AMD)
+
+
+def read(text: str) -> Facts:
+    """The facts of ``text`` this layer uses: (torch build, /dev/kfd state, GPU age, names AMD)."""
+    build = torch_build(text)
+    return (build, kfd_state(text), gfx_age(text), names_amd(text) if build == "cuda" else None)
 
 
 def _swap(conf: dict[str, float], want: str, other: str) -> None:
@@ -186,14 +198,21 @@ def _swap(conf: dict[str, float], want: str, other: str) -> None:
 
 
 def reorder(
-    conf: Mapping[str, float], facts: tuple[str | None, str | None, str | None] | None
+    conf: Mapping[str, float], facts: Facts | None
 ) -> dict[str, float]:
     """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
     out = dict(conf)
     if not facts:
         return out
-    build, kfd, age = facts
-    if build == "cuda":
+    build, kfd, age = facts[:3]
+    amd = facts[3] if len(facts) > 3 else None
+    if build == "cuda" and amd is False:
+        # A CUDA torch in a text with no sign of an AMD GPU: an NVIDIA (or no-GPU) machine,
+        # where neither build cause is ours to name (the taxonomy: "on an AMD machine").
+        for e in (CUDA_BUILD, CPU_BUILD):
+            if e in out:
+                out[e] = min(out[e], 0.45)
+    elif build == "cuda":
         _swap(out, CUDA_BUILD, CPU_BUILD)
     elif build == "cpu":
         _swap(out, CPU_BUILD, CUDA_BUILD)
@@ -215,7 +234,7 @@ FAMILY_IDS = frozenset({CUDA_BUILD, CPU_BUILD, KFD_MISSING, KFD_DENIED, NO_BINAR
 
 def decide(
     scored: Sequence[Match],
-    facts: tuple[str | None, str | None, str | None] | None,
+    facts: Facts | None,
     entries: Mapping[str, Entry],
 ) -> list[Match]:
     """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`)."""
