@@ -22,10 +22,16 @@ from rocmfix.kb.matcher import Matcher
         ("pip install torch --index-url https://download.pytorch.org/whl/cu118", "cuda"),
         # collect_env: a CUDA build prints its CUDA version and N/A for ROCm
         ("CUDA used to build PyTorch: 12.1\nROCM used to build PyTorch: N/A", "cuda"),
-        ("CUDA used to build PyTorch: N/A\nROCM used to build PyTorch: 6.2.41133-dd7f95766", "rocm"),
+        (
+            "CUDA used to build PyTorch: N/A\nROCM used to build PyTorch: 6.2.41133-dd7f95766",
+            "rocm",
+        ),
         ("CUDA used to build PyTorch: None\nROCM used to build PyTorch: N/A", "cpu"),
         # near misses: two builds named (one tried, one installed) decide nothing ...
-        ("had torch 2.2.0+cu121, then installed from https://download.pytorch.org/whl/rocm6.0", None),
+        (
+            "had torch 2.2.0+cu121, then installed from https://download.pytorch.org/whl/rocm6.0",
+            None,
+        ),
         # ... nor a CUDA version that is not torch's, nor a bare version
         ("CUDA 12.1 toolkit installed, torch 2.3.1", None),
         ("HIP runtime version: N/A", None),
@@ -43,7 +49,7 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("rocminfo only works with sudo", "denied"),
         ("ls: cannot access '/dev/kfd': No such file or directory", "missing"),
         (
-            'docker: Error response from daemon: error gathering device information while adding'
+            "docker: Error response from daemon: error gathering device information while adding"
             ' custom device "/dev/kfd": no such file or directory.',
             "missing",
         ),

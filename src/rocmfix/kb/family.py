@@ -118,7 +118,7 @@ _KFD_DENIED = _rx.compile(
 
 
 def kfd_state(text: str) -> str | None:
-    """"missing" or "denied" when the text says which of the two /dev/kfd failures it is."""
+    """ "missing" or "denied" when the text says which of the two /dev/kfd failures it is."""
     missing = bool(_KFD_MISSING.search(text))
     denied = bool(_KFD_DENIED.search(text))
     if missing == denied:
@@ -197,9 +197,7 @@ def _swap(conf: dict[str, float], want: str, other: str) -> None:
     conf[other] = w if w is not None else min(o, 0.3)
 
 
-def reorder(
-    conf: Mapping[str, float], facts: Facts | None
-) -> dict[str, float]:
+def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
     """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
     out = dict(conf)
     if not facts:
@@ -229,7 +227,9 @@ def reorder(
     return out
 
 
-FAMILY_IDS = frozenset({CUDA_BUILD, CPU_BUILD, KFD_MISSING, KFD_DENIED, NO_BINARY, TOO_OLD_GPU, ROCM_TOO_OLD})
+FAMILY_IDS = frozenset(
+    {CUDA_BUILD, CPU_BUILD, KFD_MISSING, KFD_DENIED, NO_BINARY, TOO_OLD_GPU, ROCM_TOO_OLD}
+)
 
 
 def decide(
