@@ -132,7 +132,7 @@ def test_a_cuda_torch_with_no_amd_word_is_not_a_build_cause() -> None:
     # is +cu121 and that names nothing of AMD's stack is an NVIDIA (or GPU-less) machine.
     text = "Python 3.9\nCUDA 12.1 toolkit\nPyTorch 2.1.0+cu121\nbitsandbytes 0.43.1"
     facts = family.read(text)
-    assert facts == ("cuda", None, None, False)
+    assert facts == ("cuda", None, None, False, None)
     assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.45}
     # near miss: the same torch on a Radeon is the build cause, untouched
     facts = family.read(text + "\nGPU: Radeon RX 7900 XTX")
@@ -140,3 +140,20 @@ def test_a_cuda_torch_with_no_amd_word_is_not_a_build_cause() -> None:
     assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.9}
     # an AMD CPU says nothing of the GPU
     assert family.read(text + "\nAMD CPUs and an RTX 4090")[3] is False
+
+
+def test_a_missing_hip_symbol_version_is_a_version_mismatch() -> None:
+    text = (
+        "ImportError: /opt/rocm/lib/libamdhip64.so: version `hip_6.2' not found "
+        "(required by .../site-packages/torch/lib/libc10_hip.so)"
+    )
+    facts = family.read(text)
+    assert facts[4] == "mismatch"
+    conf = {"hip-runtime-lib-missing": 0.9, "rocm-library-version-mismatch": 0.6}
+    assert family.reorder(conf, facts) == {
+        "hip-runtime-lib-missing": 0.6,
+        "rocm-library-version-mismatch": 0.9,
+    }
+    # near miss: a soname of another major alone decides nothing (the KB counts it as missing)
+    other = "torch 2.8.0+rocm7.0\nImportError: libamdhip64.so.6: cannot open shared object file"
+    assert family.read(other)[4] is None

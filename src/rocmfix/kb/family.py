@@ -31,6 +31,13 @@ Sources of the facts:
   unsupported-gpu-architecture means a GPU older than any current ROCm supports;
   rocm-too-old-for-gpu a GPU newer than the ROCm in use.
 
+* The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found":
+  the HIP runtime's symbols are versioned per release, and a binary asking for a
+  symbol version the loaded runtime lacks was built for another ROCm (the glibc
+  loader's "version `X' not found" means exactly that). A soname of another major
+  (libamdhip64.so.6 wanted, .so.7 installed) is not used: the KB counts it under
+  hip-runtime-lib-missing as well, so the text does not decide between the two.
+
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
 """
@@ -54,6 +61,8 @@ KFD_DENIED = "kfd-permission-denied"
 NO_BINARY = "no-binary-for-gpu"
 TOO_OLD_GPU = "unsupported-gpu-architecture"
 ROCM_TOO_OLD = "rocm-too-old-for-gpu"
+LIB_MISSING = "hip-runtime-lib-missing"
+LIB_MISMATCH = "rocm-library-version-mismatch"
 
 # A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
 _TORCH_TAG = _rx.compile(
@@ -169,6 +178,14 @@ def gfx_age(text: str) -> str | None:
     return None
 
 
+_HIP_SYMVER = _rx.compile(r"version `hip_\d+\.\d+' not found")
+
+
+def lib_state(text: str) -> str | None:
+    """ "mismatch" when the loader says the HIP runtime lacks the symbol version asked for."""
+    return "mismatch" if _HIP_SYMVER.search(text) else None
+
+
 def names_amd(text: str) -> bool:
     """Whether the text names anything of AMD's GPU stack (the matcher's AMD context words;
     collect_env's "ROCM used to build PyTorch: N/A" and an AMD CPU do not count)."""
@@ -177,13 +194,14 @@ def names_amd(text: str) -> bool:
     return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
 
 
-Facts = tuple  # (torch build, /dev/kfd state, GPU age, names AMD)
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, names AMD, HIP library state)
 
 
 def read(text: str) -> Facts:
-    """The facts of ``text`` this layer uses: (torch build, /dev/kfd state, GPU age, names AMD)."""
+    """The facts of ``text`` this layer uses (see :data:`Facts`)."""
     build = torch_build(text)
-    return (build, kfd_state(text), gfx_age(text), names_amd(text) if build == "cuda" else None)
+    amd = names_amd(text) if build == "cuda" else None
+    return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
 
 
 def _swap(conf: dict[str, float], want: str, other: str) -> None:
@@ -204,6 +222,8 @@ def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
         return out
     build, kfd, age = facts[:3]
     amd = facts[3] if len(facts) > 3 else None
+    if len(facts) > 4 and facts[4] == "mismatch":
+        _swap(out, LIB_MISMATCH, LIB_MISSING)
     if build == "cuda" and amd is False:
         # A CUDA torch in a text with no sign of an AMD GPU: an NVIDIA (or no-GPU) machine,
         # where neither build cause is ours to name (the taxonomy: "on an AMD machine").
@@ -228,7 +248,17 @@ def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
 
 
 FAMILY_IDS = frozenset(
-    {CUDA_BUILD, CPU_BUILD, KFD_MISSING, KFD_DENIED, NO_BINARY, TOO_OLD_GPU, ROCM_TOO_OLD}
+    {
+        LIB_MISSING,
+        LIB_MISMATCH,
+        CUDA_BUILD,
+        CPU_BUILD,
+        KFD_MISSING,
+        KFD_DENIED,
+        NO_BINARY,
+        TOO_OLD_GPU,
+        ROCM_TOO_OLD,
+    }
 )
 
 
