@@ -180,11 +180,39 @@ def default_lang() -> str:
     return locale_lang()
 
 
+_LOG_SUFFIXES = (".log", ".txt", ".out", ".err", ".gz", ".xz", ".bz2")
+
+
+def _text_that_is_a_path(text: list[str]) -> str | None:
+    """The one word given as error text when it names a log file rather than an error.
+
+    An existing regular file, directory, FIFO or symlink (devices such as /dev/kfd are
+    words of an error message, not logs), or a missing name ending like a log file:
+    either way --file's clear messages then apply instead of a search for the name."""
+    import os  # noqa: PLC0415
+    import stat  # noqa: PLC0415
+
+    if len(text) != 1 or text[0] == "-" or not text[0] or any(c.isspace() for c in text[0]):
+        return None
+    word = text[0]
+    try:
+        mode = os.lstat(word).st_mode
+    except (OSError, ValueError):
+        return word if word.lower().endswith(_LOG_SUFFIXES) and ":" not in word else None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISLNK(mode):
+        return word
+    return None
+
+
 def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # returns matcher.Explanation
     from rocmfix.extract import open_input, open_log
     from rocmfix.kb.loader import load_kb
     from rocmfix.kb.matcher import matcher_for
 
+    path = _text_that_is_a_path(args.text)
+    if path is not None and not args.file:
+        # `rocmfix explain train.log` means the file, not the 9 characters of its name
+        args.file, args.text = path, []
     sources = [bool(args.file), bool(args.text)]
     if sum(sources) != 1:
         raise InputError(

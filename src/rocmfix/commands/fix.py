@@ -29,7 +29,10 @@ SCHEMA = "rocmfix.fix/1"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="ACTION|KB-ID", help="a fix action id or a KB entry id")
-    parser.add_argument("params", nargs="*", metavar="NAME=VALUE", help="action parameters")
+    # default=[]: without it argparse names NAME=VALUE as required too when ACTION is missing
+    parser.add_argument(
+        "params", nargs="*", default=[], metavar="NAME=VALUE", help="action parameters"
+    )
     parser.add_argument("--apply", action="store_true", help="make the changes (asks first)")
     parser.add_argument("-y", "--yes", action="store_true", help="with --apply: do not ask")
     parser.add_argument(
