@@ -10,7 +10,8 @@ tuned for; the frozen side is never read.
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
-``aa-aj`` (the round-2 estimate, trained on a ... z) and ``at-bf`` (the newest rounds).
+``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf`` and ``bg-bv`` (the newest
+rounds, each trained on every older round).
 Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
 and the silent misses: "none" answered while the right id was in the top 3.
 Needs scikit-learn (the `train` dependency group).
@@ -31,7 +32,12 @@ from rocmfix.kb import ranker as rk
 from rocmfix.kb import train as tr
 from rocmfix.kb.split import TUNE
 
-SETS = {"ak-bf": ("ak", "bf"), "aa-aj": ("aa", "aj"), "at-bf": ("at", "bf")}
+SETS = {
+    "ak-bf": ("ak", "bf"),
+    "aa-aj": ("aa", "aj"),
+    "at-bf": ("at", "bf"),
+    "bg-bv": ("bg", "bv"),
+}
 
 
 def round_key(name: str) -> tuple[int, str]:
