@@ -37,7 +37,7 @@ from rocmfix.extract import (
     make_engine,
     split_lines,
 )
-from rocmfix.kb import symptoms
+from rocmfix.kb import family, symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 
@@ -376,6 +376,13 @@ class Matcher:
             hints = {k: 0.25 * v for k, v in hints.items() if not self._excluded(k, candidates)}
             scored = _merge_symptoms(scored, hints, self._by_id)
         region = _region(candidates)
+        # Facts the text states (torch build, /dev/kfd state, the GPU's age against ROCm)
+        # decide between members of one family, before the ranker reads the signature
+        # scores and again after it; they never bring in another family.
+        facts = None
+        if any(m.entry.id in family.FAMILY_IDS for m in scored):
+            facts = family.read(excerpt.full_text or region)
+            scored = family.decide(scored, facts, self._by_id)
         if self.use_ranker:
             # Text naming CUDA and nothing of AMD is not ours to call by resemblance.
             cuda_only = context != "amd" and bool(_CUDA_WORD.search(region))
@@ -385,6 +392,10 @@ class Matcher:
                 self._by_id,
                 lambda eid: cuda_only or self._excluded(eid, candidates),
             )
+        if self.use_ranker and any(m.entry.id in family.FAMILY_IDS for m in scored):
+            if facts is None:
+                facts = family.read(excerpt.full_text or region)
+            scored = family.decide(scored, facts, self._by_id)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         # Ordered as shown (whole percents): where the shown figures tie, an entry that an
         # error line or symptom matched comes before one only the ranker put there (beside a

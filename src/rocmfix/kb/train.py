@@ -31,6 +31,7 @@ from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
+from rocmfix.kb import family
 from rocmfix.kb import ranker as rk
 from rocmfix.kb.kinds import text_kind
 from rocmfix.kb.loader import load_kb
@@ -95,6 +96,8 @@ def prepare(data_dir: Path) -> list[dict]:
                 "kind": text_kind(case["text"]),
                 "region": result.region,
                 "sig": {m.entry.id: m.confidence for m in result.matches},
+                # the facts the matcher reorders family members by (rocmfix.kb.family)
+                "facts": family.read(result.excerpt.full_text or result.region),
                 "round": round_of(str(case.get("origin", ""))),
             }
         )
@@ -191,7 +194,7 @@ def combined(rows, probs, comb_w, comb_b, stats=None, alone=None, on_row=None, d
         for e, f in rk.candidates_of(r["sig"], p):
             z = comb_b + sum(w * x for w, x in zip(comb_w, f, strict=True))
             q[e] = 1 / (1 + math.exp(-z))
-        final = decide(r["sig"], q, bar)
+        final = family.reorder(decide(r["sig"], q, bar), r.get("facts"))
         order = sorted(final, key=lambda e: (-final[e], e))
         got = order[0] if order and final[order[0]] >= 0.5 else "none"
         if on_row is not None:

@@ -1,0 +1,288 @@
+"""Facts read from a report that decide between members of one family of causes.
+
+Several KB entries share their symptoms and differ only in a fact the text often
+states outright: which build of torch is installed (``+cu121`` / ``+cpu`` /
+``+rocm6.2``, collect_env's "CUDA used to build PyTorch" / "ROCM used to build
+PyTorch"), or whether ``/dev/kfd`` is absent or present but denied. Signatures
+and the ranker find the family; this layer reorders its members by the
+taxonomy's own definitions (tests/data/kb-taxonomy.yaml "means"), never by the
+wording of any one report.
+
+Sources of the facts:
+
+* PyTorch wheels carry a PEP 440 local version label naming their build:
+  ``+cu121``, ``+rocm6.2``, ``+cpu`` (https://pytorch.org/get-started/locally/,
+  https://download.pytorch.org/whl/ index names ``cu121``, ``rocm6.2``, ``cpu``;
+  PEP 440 local version identifiers, https://peps.python.org/pep-0440/#local-version-identifiers).
+* ``python -m torch.utils.collect_env`` prints "CUDA used to build PyTorch: X" and
+  "ROCM used to build PyTorch: Y", "N/A"/"None" where the build has no such backend
+  (https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py).
+* ``torch.version.hip`` is None on every build but ROCm's; ``torch.version.cuda`` is
+  None on ROCm and CPU builds (https://pytorch.org/docs/stable/notes/hip.html).
+* ROCR opens ``/dev/kfd`` read-write; a missing node fails with ENOENT ("No such file
+  or directory"), a node the user may not open with EACCES ("Permission denied");
+  access is granted through the render/video groups
+  (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html#setting-permissions-for-groups,
+  https://github.com/ROCm/ROCR-Runtime/blob/amd-staging/runtime/hsa-runtime/core/os/linux/os_linux.cpp).
+
+* Each gfx target's ROCm support status and first listing come from the packaged
+  table (rocmfix/data/gfx-targets.yaml, sourced per row from the ROCm compatibility
+  matrices); ``rocmfix.facts.gfx_unsupported`` and ``rocm_predates`` read it.
+  unsupported-gpu-architecture means a GPU older than any current ROCm supports;
+  rocm-too-old-for-gpu a GPU newer than the ROCm in use.
+
+* The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found":
+  the HIP runtime's symbols are versioned per release, and a binary asking for a
+  symbol version the loaded runtime lacks was built for another ROCm (the glibc
+  loader's "version `X' not found" means exactly that). A soname of another major
+  (libamdhip64.so.6 wanted, .so.7 installed) is not used: the KB counts it under
+  hip-runtime-lib-missing as well, so the text does not decide between the two.
+
+Only the fact that is unambiguous in the text is used: a report that names two
+torch builds (one tried, one installed) decides nothing.
+"""
+
+from __future__ import annotations
+
+from rocmfix import _rx
+from rocmfix._record import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rocmfix.kb.matcher import Match
+    from rocmfix.kb.model import Entry
+
+CUDA_BUILD = "cuda-build-on-amd"
+CPU_BUILD = "cpu-only-build"
+KFD_MISSING = "kfd-device-missing"
+KFD_DENIED = "kfd-permission-denied"
+NO_BINARY = "no-binary-for-gpu"
+TOO_OLD_GPU = "unsupported-gpu-architecture"
+ROCM_TOO_OLD = "rocm-too-old-for-gpu"
+LIB_MISSING = "hip-runtime-lib-missing"
+LIB_MISMATCH = "rocm-library-version-mismatch"
+
+# A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
+_TORCH_TAG = _rx.compile(
+    r"(?i:\b(?:py)?torch\b)[^\n]{0,24}?\b\d\.\d{1,2}(?:\.\d{1,2})?(?:a0|\.dev\d+)?\+(cu\d{2,3}|rocm\d[\d.]*|cpu)\b"
+)
+# A wheel index the text installs from or points at.
+_INDEX = _rx.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cu\d{2,3}|rocm\d[\d.]*|cpu)\b")
+# collect_env's two build lines.
+_ENV_CUDA = _rx.compile(r"CUDA used to build PyTorch: ?(\S+)")
+_ENV_ROCM = _rx.compile(r"ROCM used to build PyTorch: ?(\S+)")
+_ENV_HIP = _rx.compile(r"\bHIP runtime version: ?(\d\S*)")
+
+
+def _flavour(tag: str) -> str:
+    tag = tag.lower()
+    if tag.startswith("cu"):
+        return "cuda"
+    if tag.startswith("rocm"):
+        return "rocm"
+    return "cpu"
+
+
+def torch_builds(text: str) -> frozenset[str]:
+    """Every torch build flavour the text names: a subset of {"cuda", "rocm", "cpu"}."""
+    seen: set[str] = set()
+    for m in _TORCH_TAG.finditer(text):
+        seen.add(_flavour(m.group(1)))
+    for m in _INDEX.finditer(text):
+        seen.add(_flavour(m.group(1)))
+    cuda = [m.group(1) for m in _ENV_CUDA.finditer(text)]
+    rocm = [m.group(1) for m in _ENV_ROCM.finditer(text)]
+    for c, r in zip(cuda, rocm, strict=False):
+        c_set = c[:1].isdigit()
+        r_set = r[:1].isdigit()
+        if c_set and not r_set:
+            seen.add("cuda")
+        elif r_set:
+            seen.add("rocm")
+        elif c in ("None", "N/A") and r in ("None", "N/A"):
+            seen.add("cpu")
+    if _ENV_HIP.search(text):
+        seen.add("rocm")
+    return frozenset(seen)
+
+
+def torch_build(text: str) -> str | None:
+    """The one torch build flavour the text names, or None (none named, or several)."""
+    seen = torch_builds(text)
+    return next(iter(seen)) if len(seen) == 1 else None
+
+
+# What the tools print right after the node's name (ls/stat/ROCR/docker), or a plain statement.
+_KFD_MISSING = _rx.compile(
+    r"/dev/kfd[`'\"]?:? ?(?::\s*(?i:no such file or directory)|(?:does not|doesn't) exist|(?:is )?(?:missing|absent|not present))|"
+    r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)"
+)
+_KFD_DENIED = _rx.compile(
+    r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
+    r"(?i:\b(?:only )?works (?:with|under|as) (?:sudo|root)\b|\bwith sudo it works\b|\bworks when run as root\b|"
+    r"\bneeds? (?:sudo|root) to (?:use|see|access) the gpu\b)"
+)
+
+
+def kfd_state(text: str) -> str | None:
+    """ "missing" or "denied" when the text says which of the two /dev/kfd failures it is."""
+    missing = bool(_KFD_MISSING.search(text))
+    denied = bool(_KFD_DENIED.search(text))
+    if missing == denied:
+        return None
+    return "missing" if missing else "denied"
+
+
+_ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
+
+
+_GFX_WORD = _rx.compile(r"(?i:\bgfx\d{3,4}[0-9a-f]?\b)")
+# A GPU named by its product name, mapped to its gfx by the products the sourced gfx table
+# lists (compat.gpu_from_name): "RX 7600XT", "Radeon VII", "MI50", "Vega 64".
+_PRODUCT = _rx.compile(
+    r"(?i:\b(RX) ?(\d{3,4})(?: ?(XTX|XT|GRE))?\b|\b(Radeon VII)\b|\b(Vega) ?(56|64)\b|"
+    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9]))"
+)
+
+
+def gfx_age(text: str) -> str | None:
+    """How the GPUs the text names stand against ROCm, when they all agree.
+
+    The GPUs are the gfx targets the text names and the products it names that the
+    gfx table lists. "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
+    "newer": the one ROCm version the text names predates a named GPU's first listing.
+    None otherwise. (A current target is not thereby "not unsupported": the KB also
+    names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
+    """
+    if not (_GFX_WORD.search(text) or _PRODUCT.search(text)):
+        return None  # no GPU named: the tables (and their imports) stay off the cold path
+    from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    gpus = [g.bare for g in compat.gpus_from_text(text)]
+    for m in _PRODUCT.finditer(text):
+        name = " ".join(p for p in m.groups() if p)
+        gpu = compat.gpu_from_name(name)
+        if gpu is not None and gpu.bare not in gpus:
+            gpus.append(gpu.bare)
+    if not gpus:
+        return None
+    versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
+    if len(versions) == 1:
+        (version,) = versions
+        if any(facts.rocm_predates(version, g) for g in gpus):
+            return "newer"
+    if all(facts.gfx_unsupported(g) for g in gpus):
+        return "old"
+    return None
+
+
+_HIP_SYMVER = _rx.compile(r"version `hip_\d+\.\d+' not found")
+
+
+def lib_state(text: str) -> str | None:
+    """ "mismatch" when the loader says the HIP runtime lacks the symbol version asked for."""
+    return "mismatch" if _HIP_SYMVER.search(text) else None
+
+
+def names_amd(text: str) -> bool:
+    """Whether the text names anything of AMD's GPU stack (the matcher's AMD context words;
+    collect_env's "ROCM used to build PyTorch: N/A" and an AMD CPU do not count)."""
+    from rocmfix.kb.matcher import _AMD_CONTEXT, _NOT_AMD  # noqa: PLC0415 - matcher imports us
+
+    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
+
+
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, names AMD, HIP library state)
+
+
+def read(text: str) -> Facts:
+    """The facts of ``text`` this layer uses (see :data:`Facts`)."""
+    build = torch_build(text)
+    amd = names_amd(text) if build == "cuda" else None
+    return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
+
+
+def _swap(conf: dict[str, float], want: str, other: str) -> None:
+    """Where ``other`` outranks ``want``, the two trade confidences (nothing else moves);
+    a ``want`` nothing had scored takes ``other``'s place and ``other`` drops to 0.3 at most."""
+    o = conf.get(other)
+    w = conf.get(want)
+    if o is None or (w is not None and w >= o):
+        return
+    conf[want] = o
+    conf[other] = w if w is not None else min(o, 0.3)
+
+
+def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
+    """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
+    out = dict(conf)
+    if not facts:
+        return out
+    build, kfd, age = facts[:3]
+    amd = facts[3] if len(facts) > 3 else None
+    if len(facts) > 4 and facts[4] == "mismatch":
+        _swap(out, LIB_MISMATCH, LIB_MISSING)
+    if build == "cuda" and amd is False:
+        # A CUDA torch in a text with no sign of an AMD GPU: an NVIDIA (or no-GPU) machine,
+        # where neither build cause is ours to name (the taxonomy: "on an AMD machine").
+        for e in (CUDA_BUILD, CPU_BUILD):
+            if e in out:
+                out[e] = min(out[e], 0.45)
+    elif build == "cuda":
+        _swap(out, CUDA_BUILD, CPU_BUILD)
+    elif build == "cpu":
+        _swap(out, CPU_BUILD, CUDA_BUILD)
+    if kfd == "missing":
+        _swap(out, KFD_MISSING, KFD_DENIED)
+    elif kfd == "denied":
+        _swap(out, KFD_DENIED, KFD_MISSING)
+    if age == "old":
+        _swap(out, TOO_OLD_GPU, NO_BINARY)
+        _swap(out, TOO_OLD_GPU, ROCM_TOO_OLD)
+    elif age == "newer":
+        _swap(out, ROCM_TOO_OLD, NO_BINARY)
+        _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
+    return out
+
+
+FAMILY_IDS = frozenset(
+    {
+        LIB_MISSING,
+        LIB_MISMATCH,
+        CUDA_BUILD,
+        CPU_BUILD,
+        KFD_MISSING,
+        KFD_DENIED,
+        NO_BINARY,
+        TOO_OLD_GPU,
+        ROCM_TOO_OLD,
+    }
+)
+
+
+def decide(
+    scored: Sequence[Match],
+    facts: Facts | None,
+    entries: Mapping[str, Entry],
+) -> list[Match]:
+    """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`)."""
+    if not facts or not any(m.entry.id in FAMILY_IDS for m in scored):
+        return list(scored)
+    before = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
+    after = reorder(before, facts)
+    out = []
+    for m in scored:
+        if m.entry.id in before and after[m.entry.id] != m.confidence:
+            out.append(replace(m, confidence=after[m.entry.id]))
+        else:
+            out.append(m)
+    new = [e for e in after if e not in before and e in entries]
+    if new:
+        from rocmfix.kb.matcher import Match  # noqa: PLC0415 - matcher imports this module
+
+        out.extend(
+            Match(entry=entries[e], confidence=after[e], evidence=(), via="facts") for e in new
+        )
+    return out

@@ -1,0 +1,159 @@
+"""Facts stated in a report decide between members of one family of causes (rocmfix.kb.family).
+
+Each fact has its upstream source in the module's docstring; each test pairs a text that
+states the fact with a near miss that must not fire (so no reorder happens)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmfix.kb import family
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import Matcher
+
+
+@pytest.mark.parametrize(
+    ("text", "build"),
+    [
+        ("torch 2.3.1+cu121 on my RX 7900 XTX", "cuda"),
+        ("Successfully installed torch-2.5.0+rocm6.2 torchvision-0.20.0+rocm6.2", "rocm"),
+        ("torch==2.1.0+cpu", "cpu"),
+        ("PyTorch 2.1.0+cu121", "cuda"),
+        ("pip install torch --index-url https://download.pytorch.org/whl/cu118", "cuda"),
+        # collect_env: a CUDA build prints its CUDA version and N/A for ROCm
+        ("CUDA used to build PyTorch: 12.1\nROCM used to build PyTorch: N/A", "cuda"),
+        (
+            "CUDA used to build PyTorch: N/A\nROCM used to build PyTorch: 6.2.41133-dd7f95766",
+            "rocm",
+        ),
+        ("CUDA used to build PyTorch: None\nROCM used to build PyTorch: N/A", "cpu"),
+        # near misses: two builds named (one tried, one installed) decide nothing ...
+        (
+            "had torch 2.2.0+cu121, then installed from https://download.pytorch.org/whl/rocm6.0",
+            None,
+        ),
+        # ... nor a CUDA version that is not torch's, nor a bare version
+        ("CUDA 12.1 toolkit installed, torch 2.3.1", None),
+        ("HIP runtime version: N/A", None),
+    ],
+)
+def test_torch_build(text: str, build: str | None) -> None:
+    assert family.torch_build(text) == build
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("hsa api call failure: Unable to open /dev/kfd read-write: Permission denied", "denied"),
+        ("open /dev/dri/renderD128: permission denied", "denied"),
+        ("rocminfo only works with sudo", "denied"),
+        ("ls: cannot access '/dev/kfd': No such file or directory", "missing"),
+        (
+            "docker: Error response from daemon: error gathering device information while adding"
+            ' custom device "/dev/kfd": no such file or directory.',
+            "missing",
+        ),
+        ("/dev/kfd does not exist on the host", "missing"),
+        # near misses: a node named beside an unrelated error, or both states told
+        ("checked /dev/kfd, then the model load failed: Permission denied on ~/.cache", None),
+        ("/dev/kfd: No such file or directory, and /dev/dri/renderD128: Permission denied", None),
+        ("sudo apt install rocm works", None),
+    ],
+)
+def test_kfd_state(text: str, state: str | None) -> None:
+    assert family.kfd_state(text) == state
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("Radeon RX 580 (gfx803) on ROCm 6.1", "old"),
+        ("rocminfo: Name: gfx1201 ... ROCm 6.2.4", "newer"),  # RDNA4 first listed in ROCm 6.4
+        ("Radeon VII on ROCm 6.2", "old"),  # a product name the gfx table lists (gfx906)
+        ("RX 9070 XT, ROCm 6.2.4", "newer"),
+        ("Name: gfx1100 with ROCm 6.4.1", None),  # a current GPU under a ROCm that lists it
+        # near misses: no GPU named, or GPUs that disagree
+        ("ROCm 6.1 on my machine", None),
+        ("gfx803 and gfx1100 in one box", None),
+    ],
+)
+def test_gfx_age(text: str, age: str | None) -> None:
+    assert family.gfx_age(text) == age
+
+
+def test_reorder_swaps_only_the_family_pair() -> None:
+    conf = {"cpu-only-build": 0.9, "cuda-build-on-amd": 0.4, "gpu-hang-or-reset": 0.95}
+    out = family.reorder(conf, ("cuda", None, None))
+    assert out == {"cpu-only-build": 0.4, "cuda-build-on-amd": 0.9, "gpu-hang-or-reset": 0.95}
+    # already in order, or no fact: unchanged
+    assert family.reorder(out, ("cuda", None, None)) == out
+    assert family.reorder(conf, (None, None, None)) == conf
+
+
+def test_reorder_brings_in_the_member_the_fact_names() -> None:
+    out = family.reorder({"no-binary-for-gpu": 0.8}, (None, None, "old"))
+    assert out == {"unsupported-gpu-architecture": 0.8, "no-binary-for-gpu": 0.3}
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(load_kb(use_cache=False), use_ranker=False)
+
+
+def _order(matcher: Matcher, text: str) -> list[str]:
+    return [m.entry.id for m in matcher.explain_text(text).matches]
+
+
+def test_matcher_names_the_cuda_build_its_tag_states(matcher: Matcher) -> None:
+    # "Torch not compiled with CUDA enabled" alone reads as a CPU build; the +cu121 tag says
+    # the installed torch is a CUDA build (its error on a machine without NVIDIA's driver).
+    text = "Torch not compiled with CUDA enabled\ntorch 2.3.1+cu121 RX 7900 XTX"
+    order = _order(matcher, text)
+    assert order.index("cuda-build-on-amd") < order.index("cpu-only-build")
+    # near miss: the same line with a CPU build's tag stays a CPU build
+    order = _order(matcher, text.replace("+cu121", "+cpu"))
+    assert order[0] == "cpu-only-build"
+
+
+def test_matcher_names_rocm_too_old_for_a_gpu_newer_than_it(matcher: Matcher) -> None:
+    # gfx1201 (RX 9070) is first listed by ROCm 6.4 (gfx-targets.yaml): under 6.2.4 the
+    # runtime predates the GPU, which is rocm-too-old-for-gpu, not a build lacking its arch.
+    text = (
+        '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+        "rocminfo: Name: gfx1201 on ROCm 6.2.4"
+    )
+    assert _order(matcher, text)[0] == "rocm-too-old-for-gpu"
+    # near miss: a ROCm that lists the GPU leaves the signature's answer alone
+    assert _order(matcher, text.replace("6.2.4", "6.4.1"))[0] == "no-binary-for-gpu"
+
+
+def test_a_cuda_torch_with_no_amd_word_is_not_a_build_cause() -> None:
+    # The taxonomy's cuda-build-on-amd is "a CUDA build on an AMD machine": a text whose torch
+    # is +cu121 and that names nothing of AMD's stack is an NVIDIA (or GPU-less) machine.
+    text = "Python 3.9\nCUDA 12.1 toolkit\nPyTorch 2.1.0+cu121\nbitsandbytes 0.43.1"
+    facts = family.read(text)
+    assert facts == ("cuda", None, None, False, None)
+    assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.45}
+    # near miss: the same torch on a Radeon is the build cause, untouched
+    facts = family.read(text + "\nGPU: Radeon RX 7900 XTX")
+    assert facts[3] is True
+    assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.9}
+    # an AMD CPU says nothing of the GPU
+    assert family.read(text + "\nAMD CPUs and an RTX 4090")[3] is False
+
+
+def test_a_missing_hip_symbol_version_is_a_version_mismatch() -> None:
+    text = (
+        "ImportError: /opt/rocm/lib/libamdhip64.so: version `hip_6.2' not found "
+        "(required by .../site-packages/torch/lib/libc10_hip.so)"
+    )
+    facts = family.read(text)
+    assert facts[4] == "mismatch"
+    conf = {"hip-runtime-lib-missing": 0.9, "rocm-library-version-mismatch": 0.6}
+    assert family.reorder(conf, facts) == {
+        "hip-runtime-lib-missing": 0.6,
+        "rocm-library-version-mismatch": 0.9,
+    }
+    # near miss: a soname of another major alone decides nothing (the KB counts it as missing)
+    other = "torch 2.8.0+rocm7.0\nImportError: libamdhip64.so.6: cannot open shared object file"
+    assert family.read(other)[4] is None
