@@ -10,6 +10,7 @@ One run prints, side by side (alternated so that machine noise hits both):
    set of 30 patterns a user would grep for (target <= 0.7), and against grep
    with the KB's whole signature set translated to ERE. Peak RSS of explain
    (target <= 150 MB).
+   The same explain without the two-stage scan (ROCMFIX_STAGE1=0) runs beside it.
 3. The fallback engine (no Hyperscan, `ROCMFIX_ENGINE=re`) on the same log
    (or a slice of it with --fallback-mb), against grep with the 30 patterns on
    the same bytes (target <= 3).
@@ -265,8 +266,10 @@ def scale(
     grep_sets: list[tuple[str, Path]],
     runs: int,
     env: dict[str, str],
+    alt_env: dict[str, str] | None = None,
 ) -> tuple[float, dict[str, float], bool]:
-    """Median explain time, median grep time per pattern set, and whether the error was found."""
+    """Median explain time, median grep time per pattern set (and, with ``alt_env``, of
+    explain under it as "alt"), and whether the error was found."""
     cenv = {**os.environ, "LC_ALL": "C"}
     times: dict[str, list[float]] = {name: [] for name, _ in grep_sets}
     e: list[float] = []
@@ -276,6 +279,8 @@ def scale(
                 timed(["grep", "-c", "-E", "-f", str(pfile), str(log)], f"{label}-{name}", env=cenv)
             )
         e.append(timed(explain, f"{label}-explain", env=env))
+        if alt_env is not None:
+            times.setdefault("alt", []).append(timed(explain, f"{label}-alt", env=alt_env))
     out = subprocess.run(explain, capture_output=True, text=True, check=False, env=env)
     found = out.returncode == 0 and '"no-binary-for-gpu"' in out.stdout
     return statistics.median(e), {k: statistics.median(v) for k, v in times.items()}, found
@@ -320,6 +325,7 @@ def main() -> int:
             "XDG_CONFIG_HOME": str(tmpd / "config"),
         }
         env.pop("ROCMFIX_ENGINE", None)
+        env.pop("ROCMFIX_STAGE1", None)
         rocmfix = [str(py), "-m", "rocmfix"]
         where_from = subprocess.run(
             [str(py), "-c", "import rocmfix;print(rocmfix.__file__)"],
@@ -371,7 +377,8 @@ def main() -> int:
         timed(["cat", str(log)])  # page cache
         timed(explain, env=env)  # compiled-database cache
         sets = [("grep30", p30), ("grepkb", pkb)]
-        med, greps, found = scale("hs", log, explain, sets, args.scale_runs, env)
+        one_stage = {**env, "ROCMFIX_STAGE1": "0"}  # the full Hyperscan database alone, beside it
+        med, greps, found = scale("hs", log, explain, sets, args.scale_runs, env, one_stage)
         ok &= found
         rss = peak_rss_mb(explain, env)
         mb = size / 1e6
@@ -392,6 +399,10 @@ def main() -> int:
             f"            ratio vs grep 30: {r30:.2f} (target <= 0.7)  {'PASS' if r30 <= 0.7 else 'FAIL'}"
         )
         print(f"            ratio vs grep KB: {rkb:.2f}")
+        print(
+            f"            without stage 1 (ROCMFIX_STAGE1=0) median {greps['alt']:6.2f} s, ratio vs grep 30 "
+            f"{greps['alt'] / greps['grep30']:.2f}, CPU {cpu_ms('hs-alt') / 1000:.2f} s"
+        )
         print(
             f"            CPU time: explain {cpu_ms('hs-explain') / 1000:.2f} s, grep 30 "
             f"{cpu_ms('hs-grep30') / 1000:.2f} s, ratio {cpu_ms('hs-explain') / cpu_ms('hs-grep30'):.2f} "

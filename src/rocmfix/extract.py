@@ -29,7 +29,7 @@ from rocmfix.errors import InputError
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO
 
@@ -521,6 +521,8 @@ class _HyperscanEngine:
     """
 
     name = "hyperscan"
+    two_stage = True
+    """Scan large ranges with the small stage-1 database first (False: the full one only)."""
 
     def __init__(self, patterns: Sequence[tuple[str, bool]], hyperscan: object):
         hs = hyperscan
@@ -529,6 +531,7 @@ class _HyperscanEngine:
         self._exact: dict[int, re.Pattern[bytes] | re.Pattern[str] | None] = {}
         self._prefilter: set[int] = set()
         good: list[tuple[bytes, int, str, bool, int]] = []
+        branches: list[str] = []
         base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
         for pid, (source, icase) in enumerate(patterns):
             flags = base | (hs.HS_FLAG_CASELESS if icase else 0)  # type: ignore[attr-defined]
@@ -540,6 +543,7 @@ class _HyperscanEngine:
                 if superset:
                     self._prefilter.add(pid)
                 good.append((expr, flags, source, icase, pid))
+                branches.append(branch)
         self._db = _load_cached_db(hs, good) or None
         rest: list[tuple[str, bool]] = []
         if self._db is None and good:
@@ -558,6 +562,17 @@ class _HyperscanEngine:
             elif self._db is None:
                 self._db = self._compile(hs, good, cache=True)
         self._fallback = _ReEngine(rest) if rest else None
+        self._db1: object | None = None
+        """Stage 1 (see :func:`_stage1_items`): a range it finds nothing in holds no hit."""
+        self._skip = 0
+        self._backoff = 0
+        # ROCMFIX_STAGE1=0 measures the full database alone (benchmarks/explain_speed.py).
+        if self._db is not None and self.two_stage and os.environ.get("ROCMFIX_STAGE1") != "0":
+            refused = set(rest)
+            kept = [(br, g) for br, g in zip(branches, good) if patterns[g[4]] not in refused]
+            items = _stage1_items(hs, kept)
+            if items:
+                self._db1 = _load_cached_db(hs, items) or self._compile(hs, items, cache=True)
         import threading  # noqa: PLC0415
 
         self._threading = threading
@@ -593,10 +608,47 @@ class _HyperscanEngine:
             self._local.scratch = scratch
         return scratch
 
+    def _scratch1(self) -> object:
+        scratch = getattr(self._local, "scratch1", None)
+        if scratch is None:
+            threading = self._threading
+            if threading.current_thread() is threading.main_thread():
+                scratch = self._db1.scratch  # type: ignore[attr-defined]
+            else:
+                scratch = self._hs.Scratch(self._db1)  # type: ignore[attr-defined]
+            self._local.scratch1 = scratch
+        return scratch
+
+    def _clear(self, src: bytes, a: int, end: int) -> bool:
+        """Whether stage 1 shows that no branch of the full database matches in ``src[a:end]``.
+
+        Stage 1 stops at its first match, and then the whole range goes to the full
+        database: a log whose every line holds a common word costs one line of stage
+        1 per chunk. One with a match near the end of every chunk is bounded by a
+        backoff: after a range that needed the full database the next 1, 3, 7, then
+        15 ranges skip stage 1; a range that stage 1 clears resets it."""
+        if self._skip > 0:
+            self._skip -= 1  # worker threads race on these counters: they only steer speed
+            return False
+        data = memoryview(src)[a:end] if (a or end != len(src)) else src
+        try:
+            self._db1.scan(data, match_event_handler=_stop, scratch=self._scratch1())  # type: ignore[attr-defined]
+        except self._hs.ScanTerminated:  # type: ignore[attr-defined]
+            self._backoff = min(2 * self._backoff + 1, _STAGE1_MAX_SKIP)
+            self._skip = self._backoff
+            return False
+        except Exception:  # noqa: BLE001 - hyperscan.error: the full database alone, as before
+            self._db1 = None
+            return False
+        self._backoff = 0
+        return True
+
     def scan(self, src: bytes, a: int = 0, b: int | None = None) -> list[int]:
         end = len(src) if b is None else b
         hits: list[int] = []
         checks: list[tuple[int, int]] = []
+        if self._db1 is not None and end - a >= _STAGE1_MIN and self._clear(src, a, end):
+            return self._fallback.scan(src, a, end) if self._fallback is not None else hits
         if self._db is not None:
             prefilter = self._prefilter
 
@@ -610,7 +662,7 @@ class _HyperscanEngine:
             try:
                 self._db.scan(data, match_event_handler=on_match, scratch=self._scratch())  # type: ignore[attr-defined]
             except Exception:  # noqa: BLE001 - hyperscan.error: never let the engine break explain
-                self._db = None
+                self._db = self._db1 = None
                 self._fallback = _ReEngine(self._patterns)
                 return self._fallback.scan(src, a, end)
         if checks:
@@ -643,6 +695,101 @@ class _HyperscanEngine:
             elif rx.search(_decode(src[start:stop])):  # \u escapes: only a str pattern reads them
                 out.append(off)
         return out
+
+
+def _stop(*_: object) -> bool:
+    return True  # end the stage-1 scan: one match decides
+
+
+_STAGE1_MIN = 256 * 1024
+"""Ranges shorter than this go straight to the full database (stage 1 would save little)."""
+_STAGE1_MAX_SKIP = 15
+_FACTOR_LEN = 12
+
+
+def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) -> list[bytes]:
+    """Few literal texts such that every text of every set contains one of them.
+
+    A text containing another one is found through it; a text longer than ``k``
+    bytes is found through one of its ``k``-byte pieces, chosen greedily so that
+    one piece serves as many texts as it can ("hiperrorinv" for the
+    ``hipErrorInvalid...`` family). Deterministic: the same sets give the same list."""
+    texts = sorted({t for group in literal_sets for t in group}, key=lambda t: (len(t), t))
+    kept: list[bytes] = []
+    for t in texts:
+        if not any(x in t for x in kept):
+            kept.append(t)
+    chosen = [t for t in kept if len(t) <= k]
+    pieces = {t: {t[i : i + k] for i in range(len(t) - k + 1)} for t in kept if len(t) > k}
+    holders: dict[bytes, set[bytes]] = {}
+    for t, grams in pieces.items():
+        for g in grams:
+            holders.setdefault(g, set()).add(t)
+    while holders:
+        best = max(holders, key=lambda g: (len(holders[g]), g))
+        chosen.append(best)
+        for t in list(holders[best]):
+            for g in pieces[t]:
+                held = holders.get(g)
+                if held is not None:
+                    held.discard(t)
+                    if not held:
+                        del holders[g]
+    return sorted(chosen)
+
+
+def _rare(text: bytes) -> bool:
+    """Whether a required text is rare enough in ordinary log lines to stand for its
+    branch in stage 1: ASCII (Hyperscan folds case in ASCII only), no newline, at
+    least four bytes of which three are letters (step counters, sizes, "gpu" are not)."""
+    letters = sum(97 <= c <= 122 for c in text)
+    return text.isascii() and len(text) >= 4 and b"\n" not in text and letters >= 3
+
+
+def _hs_literal(text: bytes) -> bytes:
+    """A literal text as a Hyperscan expression (all but letters and digits as ``\\xHH``)."""
+    return b"".join(
+        bytes([c]) if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) else b"\\x%02x" % c
+        for c in text
+    )
+
+
+def _stage1_items(
+    hs: object, kept: Sequence[tuple[str, tuple[bytes, int, str, bool, int]]]
+) -> list[tuple[bytes, int, str, bool, int]]:
+    """Stage 1 of the two-stage scan: a database that matches somewhere in every
+    range in which the full database matches.
+
+    The full database costs ~0.9 s of CPU per GB on the KB's ~930 branches however
+    few lines hit. Most branches need one of a few literal texts (:func:`_required`);
+    where all of a branch's texts are rare (:func:`_rare`) the branch is stood for by
+    the :func:`factor_cover` of those texts, matched caselessly (a superset); every
+    other branch goes in as it is in the full database. A range stage 1 clears has
+    no hit; any stage-1 match sends the whole range to the full database, so the
+    hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
+    from rocmfix._quick import cached  # noqa: PLC0415
+
+    head = f"{getattr(hs, '__version__', '')}\0stage1-1\0{_FACTOR_LEN}\0".encode()
+    key = head + b"\0".join(
+        item[0] + b"\1" + str(item[1]).encode() + b"\1" + branch.encode("utf-8", "surrogatepass")
+        for branch, item in kept
+    )
+
+    def build() -> list[list[Any]]:
+        single = hs.HS_FLAG_SINGLEMATCH  # type: ignore[attr-defined]
+        literal: list[tuple[bytes, ...]] = []
+        out: list[list[Any]] = []
+        for branch, (expr, flags, _source, _icase, _pid) in kept:
+            lits = _required(branch)
+            if lits is not None and all(_rare(t) for t in lits):
+                literal.append(lits)
+            else:
+                out.append([expr, flags | single])
+        caseless = hs.HS_FLAG_CASELESS | single  # type: ignore[attr-defined]
+        out.extend([_hs_literal(f), caseless] for f in factor_cover(literal))
+        return out
+
+    return [(e, f, "", False, i) for i, (e, f) in enumerate(cached("hs1plan", key, build))]
 
 
 # Compiling the KB's patterns takes ~0.2 s; the compiled database is cached on
@@ -1106,14 +1253,15 @@ def _which(name: str) -> str | None:
     return None
 
 
-def _extract_file(fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
+def _extract_file(
+    fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine, counter: _LineCounter
+) -> Excerpt:
     """A plain file: positional reads of whole-line chunks, scanned on worker threads.
 
     Line numbers are not counted while scanning: the total comes from the line
     counter (a second process), and a hit's number from counting only the
     stretch between it and the nearer counted point (usually a few MB).
     """
-    counter = _LineCounter(fd, start, size)
     state = _State()
     workers = _workers() if engine.name == "hyperscan" else 1
     pool = None
@@ -1658,8 +1806,14 @@ _BINARY_READ_MAX = 64 * 1024 * 1024
 """How much of a stream that starts as binary data is read before giving up on it."""
 
 
-def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Excerpt:
+def extract_stream(
+    stream: BinaryIO, engine: _ReEngine | _HyperscanEngine | Callable[[], _ReEngine | _HyperscanEngine]
+) -> Excerpt:
     """Scan a binary stream chunk by chunk and return what matters.
+
+    ``engine`` may be a function returning it: on a large plain file the line
+    counter (a second process) then starts before the engine is built (loading its
+    databases takes ~30 ms during which the other core would idle).
 
     Each chunk is one ``read`` (no joins): the line cut by a chunk boundary is
     put together on its own, the whole lines in between are scanned in place.
@@ -1668,10 +1822,19 @@ def extract_stream(stream: BinaryIO, engine: _ReEngine | _HyperscanEngine) -> Ex
     """
     plain = _regular_fd(stream)
     if plain is not None:
+        counter = _LineCounter(*plain)
+        if callable(engine):
+            try:
+                engine = engine()
+            except BaseException:
+                counter.close()
+                raise
         try:
-            return _extract_file(*plain, engine)
+            return _extract_file(*plain, engine, counter)
         except _NotPlain:
             stream.seek(plain[1])
+    if callable(engine):
+        engine = engine()
     scan = _Scan(engine)
     size = max(CHUNK, 64)
     total = 0

@@ -327,7 +327,8 @@ class Matcher:
 
     def explain_stream(self, stream) -> Explanation:  # type: ignore[no-untyped-def]
         """Explain a binary stream (file, gzip, stdin) with bounded memory."""
-        return self._explain(extract_stream(stream, self._engine))
+        # The engine is built inside, once a large file's line count has started beside it.
+        return self._explain(extract_stream(stream, lambda: self._engine))
 
     # ------------------------------------------------------------- scoring
 

@@ -1,0 +1,152 @@
+"""The two-stage Hyperscan scan: stage 1 clears only chunks without a hit, and a log
+that defeats it (every line holding a common word, a stage-1 match near the end of
+every chunk) costs about what the full database alone costs, never per-line work."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocmfix import extract
+from rocmfix.extract import extract_stream, factor_cover, make_engine
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import Matcher
+
+LOGS = Path(__file__).parent / "data" / "logs"
+CHATTER = (
+    "Epoch 3/100:  42%|####      | 2100/50000 [01:12<03:10, 12.3it/s, loss=0.4123, lr=1.9e-05]\n"
+    "{'loss': 0.4123, 'grad_norm': 1.234, 'learning_rate': 1.9e-05, 'epoch': 0.42}\n"
+    "[rank3]: step 2100 tokens/s 104.0 loss 0.4123 scale 65536.0\n"
+)
+
+
+@pytest.fixture(scope="module")
+def pair():  # type: ignore[no-untyped-def]
+    """The KB's engine with stage 1 and the same engine without it."""
+    pytest.importorskip("hyperscan")
+    two = Matcher(load_kb())._engine
+    assert two.name == "hyperscan" and two._db1 is not None
+    one = Matcher(load_kb())._engine
+    one._db1 = None
+    return two, one
+
+
+def _padded(text: str, before: int = 200_000, after: int = 200_000) -> bytes:
+    reps = CHATTER.encode()
+    return reps * (before // len(reps)) + text.encode("utf-8", "replace") + b"\n" + reps * (after // len(reps))
+
+
+def test_every_fixture_log_gets_the_same_hits_with_and_without_stage_one(pair) -> None:  # type: ignore[no-untyped-def]
+    two, one = pair
+    hit_files = 0
+    for path in sorted(LOGS.rglob("*")):
+        if not path.is_file():
+            continue
+        data = _padded(path.read_text("utf-8", "replace"))
+        assert len(data) >= extract._STAGE1_MIN
+        want = sorted(one.scan(data))
+        assert sorted(two.scan(data)) == want, path.name
+        hit_files += bool(want)
+    assert hit_files >= 20  # the fixtures do hit: the comparison is not of empty lists
+
+
+def test_chatter_alone_is_cleared_by_stage_one(pair) -> None:  # type: ignore[no-untyped-def]
+    two, _one = pair
+    two._skip = two._backoff = 0
+    assert two._clear(_padded(""), 0, len(_padded("")))
+
+
+_FRAGMENTS = [
+    "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object",
+    "HIP out of memory. Tried to allocate 2.00 GiB",
+    "Memory access fault by GPU node-1",
+    "libamdhip64.so: cannot open shared object file",
+    "gfx1031",
+    "NCCL WARN Connection closed",
+    "Traceback (most recent call last):",
+    "ERROR",
+    "error:",
+    "Killed",
+    "nvidia-smi",
+    "Segmentation fault (core dumped)",
+    "H100",
+    "RTX 4090",
+    "显存不足",
+    "ROCm 6.2",
+    " ",
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=12)), min_size=1, max_size=5).map("".join))
+def test_a_line_anywhere_in_a_chunk_gets_the_same_hits(pair, line: str) -> None:  # type: ignore[no-untyped-def]
+    two, one = pair
+    two._skip = two._backoff = 0  # stage 1 decides every time
+    data = _padded(line)
+    assert sorted(two.scan(data)) == sorted(one.scan(data))
+
+
+def test_the_factor_cover_covers_every_text() -> None:
+    sets = [(b"hiperrorinvalidvalue",), (b"hiperrorinvaliddevice", b"segmentation"), (b"abc",)]
+    factors = factor_cover(sets, k=8)
+    for group in sets:
+        for text in group:
+            assert any(f in text for f in factors)
+    assert len(factors) < 4  # the two hipErrorInvalid texts share one piece
+
+
+def _cpu(engine, path: Path) -> float:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.process_time()
+        with path.open("rb") as fh:
+            extract_stream(fh, engine)
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+@pytest.mark.parametrize("kind", ["common-words", "hit-near-every-chunk-end"])
+def test_a_log_that_defeats_stage_one_costs_about_the_full_database(pair, tmp_path: Path, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """Bounded worst case: CPU of the two-stage scan <= 1.3x the full database alone on
+    the same log, on the same machine (a ratio, not an absolute time)."""
+    two, one = pair
+    path = tmp_path / "log"
+    words = ("error", "version", "warning", "failed", "nccl", "rocm", "device", "memory")
+    size, chunk = 24 * extract.CHUNK, extract.CHUNK  # enough blocks for the backoff to settle
+    with path.open("w") as fh:
+        written, i, nxt = 0, 0, chunk - 3000
+        while written < size:
+            if kind == "common-words":
+                line = f"step {i} loss 0.{i % 9973:04d} {words[i % len(words)]} checked, lr=1e-5\n"
+            elif written >= nxt:
+                line = "NCCL INFO ring 0 ready (version 2.18)\n"
+                nxt += chunk
+            else:
+                line = f"step {i} loss 0.{i % 9973:04d} tokens/s {100 + i % 7}.0 scale 65536.0\n"
+            fh.write(line)
+            written += len(line)
+            i += 1
+    with path.open("rb") as fh:
+        a = extract_stream(fh, two)
+    with path.open("rb") as fh:
+        b = extract_stream(fh, one)
+    assert a == b
+    ratio = _cpu(two, path) / _cpu(one, path)
+    assert ratio <= 1.3, f"two-stage {ratio:.2f}x the full database on a {kind} log"
+
+
+def test_the_engine_without_hyperscan_has_no_stage_one() -> None:
+    engine = make_engine([("hipErrorNoBinaryForGpu", False)], prefer="re")
+    assert not hasattr(engine, "_db1")
+
+
+def test_rocmfix_stage1_0_leaves_the_full_database_alone(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("hyperscan")
+    pats = [("hipErrorNoBinaryForGpu", False), (r"\bgfx9\d\d\b", False)]
+    assert make_engine(pats, prefer="hyperscan")._db1 is not None  # type: ignore[union-attr]
+    monkeypatch.setenv("ROCMFIX_STAGE1", "0")
+    assert make_engine(pats, prefer="hyperscan")._db1 is None  # type: ignore[union-attr]
