@@ -6,11 +6,12 @@ shipped decision (signatures as they are). That mimics a report from a source no
 tuned for; the frozen side is never read.
 
     PYTHONPATH=src python scripts/eval_new_source.py [--new ak-bf,aa-aj] [--cache DIR]
-        [--no-signature-weight W] [--alone A] [--json]
+        [--no-signature-weight W] [--alone A] [--monotone] [--json]
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
-``aa-aj`` (the round-2 estimate, trained on a ... z) and ``at-bf`` (the newest rounds).
+``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf`` and ``bg-bv`` (the newest
+rounds, each trained on every older round).
 Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
 and the silent misses: "none" answered while the right id was in the top 3.
 Needs scikit-learn (the `train` dependency group).
@@ -31,7 +32,12 @@ from rocmfix.kb import ranker as rk
 from rocmfix.kb import train as tr
 from rocmfix.kb.split import TUNE
 
-SETS = {"ak-bf": ("ak", "bf"), "aa-aj": ("aa", "aj"), "at-bf": ("at", "bf")}
+SETS = {
+    "ak-bf": ("ak", "bf"),
+    "aa-aj": ("aa", "aj"),
+    "at-bf": ("at", "bf"),
+    "bg-bv": ("bg", "bv"),
+}
 
 
 def round_key(name: str) -> tuple[int, str]:
@@ -91,7 +97,8 @@ def estimate(rows, name, args, cache):
     old = [r for r in tune if older(r["round"], first)]
     new = [r for r in tune if held(r["round"], first, last)]
     oof, probs = ranker_scores(old, new, cache)
-    w, b = tr.fit_combiner(old, oof, args.no_signature_weight)
+    signs = tr.MONOTONE_SIGNS if args.monotone else None
+    w, b = tr.fit_combiner(old, oof, args.no_signature_weight, signs=signs)
     figs, silent, misses = score(new, probs, w, b, args.alone)
     return {
         "held_out": f"heldout-{first} ... heldout-{last}",
@@ -124,6 +131,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--no-signature-weight", type=float, default=tr.NO_SIGNATURE_WEIGHT)
     ap.add_argument("--alone", type=float, default=tr.RANKER_ALONE)
+    ap.add_argument(
+        "--monotone", action="store_true", help="fit the combiner with weights bounded in sign"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.new.split(",") if n.strip()]

@@ -47,6 +47,12 @@ def test_rounds_are_ordered_as_they_were_collected() -> None:
             ["heldout-ak", "heldout-bf"],
         ),
         ("at-bf", ["heldout-at", "heldout-ba"], ["heldout-as", "heldout-ak"], ["heldout-bg"]),
+        (
+            "bg-bv",
+            ["heldout-bg", "heldout-bp", "heldout-bv"],
+            ["heldout-bf", "heldout-at", "heldout-z", "logs"],
+            ["heldout-bw", "heldout-ca"],
+        ),
     ],
 )
 def test_a_held_out_set_trains_only_on_older_rounds(name, inside, before, after) -> None:  # type: ignore[no-untyped-def]

@@ -98,3 +98,40 @@ def test_training_needs_a_data_folder_with_a_split(
     (tmp_path / "heldout").mkdir()
     assert main(["kb", "train", "--data", str(tmp_path), "--out", str(tmp_path / "x.bin")]) != 0
     assert "split.json" in capsys.readouterr().err
+
+
+def _combiner_rows() -> tuple[list[dict], list[dict]]:
+    """Cases where the ranker's probability runs *against* the answer at high values:
+    a free fit learns a negative slope there; a sign-bounded one may not."""
+    rows, probs = [], []
+    for n in range(60):
+        label = "a" if n % 3 else "b"
+        # entry "a" has a decisive signature throughout; the ranker is most sure of "a"
+        # exactly on the cases where "b" is the answer
+        rows.append({"label": label, "sig": {"a": 0.8}})
+        pa = 0.9 if label == "b" else 0.3 + (n % 5) / 20
+        probs.append({"a": pa, "b": (1 - pa) / 2, "none": (1 - pa) / 2})
+    return rows, probs
+
+
+def test_a_sign_bounded_combiner_keeps_every_weight_on_its_side() -> None:
+    pytest.importorskip("sklearn")
+    from rocmfix.kb import ranker as rk
+    from rocmfix.kb import train as tr
+
+    assert len(tr.MONOTONE_SIGNS) == rk.N_COMBINE
+    rows, probs = _combiner_rows()
+    free, _ = tr.fit_combiner(rows, probs)
+    bounded, _ = tr.fit_combiner(rows, probs, signs=tr.MONOTONE_SIGNS)
+    assert free[2] < 0  # the free fit does learn "a surer ranker means less likely"
+    for w, s in zip(bounded, tr.MONOTONE_SIGNS, strict=True):
+        assert (s > 0 and w >= 0) or (s < 0 and w <= 0) or s == 0, (w, s)
+
+    # and the bounded score never falls as the ranker's probability of the entry rises
+    def score(w, b, p):
+        f = rk.combine_features(0.8, p, (1 - p) / 2, True, True, 0.0, (1 - p) / 2)
+        return b + sum(a * x for a, x in zip(w, f, strict=True))
+
+    wb, bb = tr.fit_combiner(rows, probs, signs=tr.MONOTONE_SIGNS)
+    grid = [score(wb, bb, p / 20) for p in range(1, 20)]
+    assert grid == sorted(grid)

@@ -227,7 +227,28 @@ def figures(stats):
     }
 
 
-def fit_combiner(rows, probs, no_signature_weight: float = NO_SIGNATURE_WEIGHT):
+COMBINER_C = 10.0  # L2 inverse strength of the combiner's fit
+MONOTONE_SIGNS = (1, 1, 1, -1, 1, 1, -1, 1, 1, -1, 1, 0)
+"""Signs for a monotone combiner (``fit_combiner(..., signs=MONOTONE_SIGNS)``), in the
+order of rk.combine_features: +1 weight at least 0, -1 at most 0, 0 free. A higher
+signature score, ranker probability, being first or a wider margin may only raise
+P(cause); P(none) and another entry's signature may only lower it.
+
+Measured, not shipped (docs/ranker.md, "Round 4"): the free fit learns p -5.5 beside
+sqrt(p) +5.3, so with a signature present a ranker probability above ~0.24 lowers the
+entry's score. Bounded, leave-rounds-out on the tune side gains a case or two in every
+era, but the ak-bf yardstick loses one (top-1 0.577 -> 0.571), so the free fit stays.
+"""
+
+
+def fit_combiner(rows, probs, no_signature_weight: float = NO_SIGNATURE_WEIGHT, signs=None):
+    """The combiner's weights and bias: an L2-regularised logistic fit (C = ``COMBINER_C``).
+
+    Each tune case counts once as it is and once, at ``no_signature_weight``, with its
+    signature scores removed. ``probs`` must be out-of-fold ranker scores (a ranker
+    scoring its own training cases is over-confident, and a combiner fitted on that
+    trusts it too much). ``signs`` (e.g. ``MONOTONE_SIGNS``) bounds each weight's sign.
+    """
     xs, ys, ws = [], [], []
     for r, p in zip(rows, probs, strict=True):
         for sig, weight in ((r["sig"], 1.0), ({}, no_signature_weight)):
@@ -237,10 +258,30 @@ def fit_combiner(rows, probs, no_signature_weight: float = NO_SIGNATURE_WEIGHT):
                 xs.append(f)
                 ys.append(int(e == r["label"]))
                 ws.append(weight)
-    m = LogisticRegression(C=10.0, max_iter=5000, tol=1e-8).fit(
-        np.array(xs), np.array(ys), sample_weight=np.array(ws)
+    x, y, sw = np.array(xs), np.array(ys, dtype=float), np.array(ws)
+    if signs is None:
+        m = LogisticRegression(C=COMBINER_C, max_iter=5000, tol=1e-8).fit(x, y, sample_weight=sw)
+        return [round(float(w), 6) for w in m.coef_[0]], round(float(m.intercept_[0]), 6)
+    from scipy.optimize import minimize  # noqa: PLC0415
+
+    d = x.shape[1]
+
+    def loss(t):
+        z = x @ t[:d] + t[d]
+        g = (1.0 / (1.0 + np.exp(-z)) - y) * sw
+        value = float(sw @ (np.logaddexp(0.0, z) - y * z)) + 0.5 * float(t[:d] @ t[:d]) / COMBINER_C
+        return value, np.concatenate([x.T @ g + t[:d] / COMBINER_C, [g.sum()]])
+
+    bounds = [(0.0, None) if s > 0 else (None, 0.0) if s < 0 else (None, None) for s in signs]
+    fit = minimize(
+        loss,
+        np.zeros(d + 1),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[*bounds, (None, None)],
+        options={"maxiter": 10000, "ftol": 1e-12, "gtol": 1e-8},
     )
-    return [round(float(w), 6) for w in m.coef_[0]], round(float(m.intercept_[0]), 6)
+    return [round(float(w), 6) for w in fit.x[:d]], round(float(fit.x[d]), 6)
 
 
 def out_of_fold(rows, feats, compare: bool):
