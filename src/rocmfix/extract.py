@@ -569,7 +569,7 @@ class _HyperscanEngine:
         # ROCMFIX_STAGE1=0 measures the full database alone (benchmarks/explain_speed.py).
         if self._db is not None and self.two_stage and os.environ.get("ROCMFIX_STAGE1") != "0":
             refused = set(rest)
-            kept = [(br, g) for br, g in zip(branches, good) if patterns[g[4]] not in refused]
+            kept = [(br, g) for br, g in zip(branches, good, strict=False) if patterns[g[4]] not in refused]
             items = _stage1_items(hs, kept)
             if items:
                 self._db1 = _load_cached_db(hs, items) or self._compile(hs, items, cache=True)
