@@ -79,7 +79,17 @@ _ROUNDS_AT_BF = re.compile(r"^heldout/heldout-(?:a[t-z]|b[a-f])\.jsonl$")
 # code a9fbb6b (docs/eval-rounds.md): whole rounds top-1 0.512, top-3 0.817, look-alikes
 # left alone 0.778; their frozen side (38): 0.393 / 0.893 / 0.900 (rounded down below).
 LATEST_FROZEN_FLOOR = {"top1": 0.37, "top3": 0.87, "unrelated_unmatched": 0.88}
-_ROUNDS_BG_ON = re.compile(r"^heldout/heldout-(?:b[g-z]|[c-z][a-z])\.jsonl$")
+_ROUNDS_BG_BV = re.compile(r"^heldout/heldout-b[g-v]\.jsonl$")
+
+# Rounds bw-ce (79 reports, c1-c3 of session 6) were collected on branches of their own
+# while the KB, the combiner and the scan were being changed, kept off main until all
+# of that had landed, then scored once (docs/eval-rounds.md). The code at the start of
+# session 6 (a6723b1) and at its end (e17a7e7) give the same figures: whole rounds top-1
+# 0.491, top-3 0.811, look-alikes left alone 0.923; their frozen side (25 cases, 19
+# labelled, 6 look-alikes): 0.474 / 0.737 / 1.000 (rounded down below; with 6
+# look-alikes one case is 17 points, so that floor is set at 5 of 6).
+NEWEST_FROZEN_FLOOR = {"top1": 0.47, "top3": 0.73, "unrelated_unmatched": 0.83}
+_ROUNDS_BW_ON = re.compile(r"^heldout/heldout-(?:b[w-z]|[c-z][a-z])\.jsonl$")
 
 
 @pytest.fixture(scope="module")
@@ -106,15 +116,16 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
         (_ROUNDS_AA_AJ, LATE_FROZEN_FLOOR),
         (_ROUNDS_AK_AS, FRESH_FROZEN_FLOOR),
         (_ROUNDS_AT_BF, UNSCORED_FROZEN_FLOOR),
-        (_ROUNDS_BG_ON, LATEST_FROZEN_FLOOR),
+        (_ROUNDS_BG_BV, LATEST_FROZEN_FLOOR),
+        (_ROUNDS_BW_ON, NEWEST_FROZEN_FLOOR),
     ],
-    ids=["aa-aj", "ak-as", "at-bf", "bg-on"],
+    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-on"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
     report = evaluate(late, load_kb(), split=Split.load(DATA / "split.json"))
     frozen = report["sides"]["frozen"]
-    assert frozen["cases"] >= 35
+    assert frozen["cases"] >= 20
     for key, floor in floors.items():
         assert frozen[key] >= floor, (key, frozen[key], frozen["miss_counts"])
     assert "misses" not in frozen
