@@ -27,7 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 NO_TTY_HINT = "in scripts and pipelines use `rocmfix explain FILE` or `... | rocmfix explain -`"
-DUMB_HINT = "use `rocmfix explain FILE` and `rocmfix doctor`, or run in a terminal with TERM=xterm-256color"
+DUMB_HINT = (
+    "use `rocmfix explain FILE` and `rocmfix doctor`, or run in a terminal with TERM=xterm-256color"
+)
 
 
 def _is_data(fd: int) -> bool:
