@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,44 @@ def test_collect_refuses_a_non_empty_directory(
     assert main(["collect", "--out", str(tmp_path)]) == 2
     assert "not an empty directory" in capsys.readouterr().err
     assert (tmp_path / "x").read_text() == "keep me"
+
+
+def test_a_home_outside_slash_home_does_not_leave_the_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # /home/NAME is learnt from its shape; /srv/NAME, /data/users/NAME are not, and the
+    # snapshot used to carry the name in HOME, VIRTUAL_ENV, PATH and MIOpen's cache paths.
+    home = "/srv/zorblattquux"
+    monkeypatch.setenv("HOME", home)
+    monkeypatch.setenv("VIRTUAL_ENV", f"{home}/venvs/sd")
+    monkeypatch.setenv("PATH", f"{home}/bin:" + os.environ["PATH"])
+    monkeypatch.delenv("USER", raising=False)
+    monkeypatch.delenv("LOGNAME", raising=False)
+    out = tmp_path / "snap"
+    assert main(["collect", "--out", str(out), "--no-torch"]) == 0
+    capsys.readouterr()
+    files = [p for p in out.rglob("*") if p.is_file()]
+    leaked = [
+        str(p.relative_to(out)) for p in files if "zorblattquux" in p.read_text(errors="replace")
+    ]
+    assert leaked == []
+    meta = json.loads((out / "snapshot.json").read_text())
+    assert meta["env"]["VIRTUAL_ENV"] == "/srv/<user>/venvs/sd"
+
+
+def test_known_identity_names_the_home_s_last_component_but_not_root() -> None:
+    from rocmfix.report import known_identity
+
+    class Host:
+        user = ""
+        env = {"HOME": "/data/users/qwertyna/", "USER": ""}
+
+        def read_text(self, path: str) -> str:
+            return ""
+
+    users, _ = known_identity(Host(), live=False)
+    assert "qwertyna" in users
+    Host.env = {"HOME": "/root"}
+    from rocmfix.redact import Redactor
+
+    assert Redactor(*known_identity(Host(), live=False)).scrub("cd /root/x") == "cd /root/x"

@@ -53,6 +53,12 @@ def test_rounds_are_ordered_as_they_were_collected() -> None:
             ["heldout-bf", "heldout-at", "heldout-z", "logs"],
             ["heldout-bw", "heldout-ca"],
         ),
+        (
+            "bw-ce",
+            ["heldout-bw", "heldout-bz", "heldout-ca", "heldout-ce"],
+            ["heldout-bv", "heldout-bg", "heldout-z", "logs"],
+            ["heldout-cf", "heldout-da"],
+        ),
     ],
 )
 def test_a_held_out_set_trains_only_on_older_rounds(name, inside, before, after) -> None:  # type: ignore[no-untyped-def]

@@ -58,6 +58,10 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "交互界面需要终端({what} 都不是终端)",
         ),
         (
+            "TERM=dumb: this terminal cannot draw the interactive session",
+            "TERM=dumb:这个终端无法显示交互界面",
+        ),
+        (
             "stdin is a pipe or a file: to open the log it carries, add '-'",
             "标准输入是管道或文件:要打开其中的日志,请加上 '-'",
         ),
@@ -322,6 +326,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             "check the path, or pipe the log: {cmd}",
             "请检查路径,或用管道传入日志:{cmd}",
+        ),
+        (
+            "use `rocmfix explain FILE` and `rocmfix doctor`, or run in a terminal with TERM=xterm-256color",
+            "请改用 `rocmfix explain FILE` 和 `rocmfix doctor`,或在 TERM=xterm-256color 的终端中运行",
         ),
         (
             "in scripts and pipelines use `rocmfix explain FILE` or `... | rocmfix explain -`",

@@ -236,6 +236,23 @@ def known_identity(host: Any, live: bool) -> tuple[tuple[str, ...], tuple[str, .
     users: list[str] = [str(getattr(host, "user", "") or "")]
     env: Mapping[str, str] = getattr(host, "env", {}) or {}
     users += [env.get("USER", ""), env.get("LOGNAME", "")]
+    # A home outside /home (/srv/alice, /data/users/bob) is not learnt from the
+    # text by its shape, so its last component is named here: it is the user's
+    # name as often as not, and the redactor errs on the side of hiding.
+    homes = [env.get("HOME", "")]
+    if live:
+        import os
+
+        homes.append(os.path.expanduser("~"))
+        try:
+            import pwd
+
+            entry = pwd.getpwuid(os.getuid())
+            users.append(entry.pw_name)
+            homes.append(entry.pw_dir)
+        except (ImportError, KeyError, OSError):
+            pass
+    users += [h.rstrip("/").rsplit("/", 1)[-1] for h in homes if h and h.strip("/")]
     hosts: list[str] = [env.get("HOSTNAME", "")]
     hostname_file = host.read_text("/etc/hostname")
     if hostname_file:

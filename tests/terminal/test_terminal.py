@@ -237,6 +237,17 @@ def test_no_terminal_at_all_exits_2_with_a_hint(args: list[str]) -> None:
     assert sys.executable  # the installed script ran under this venv
 
 
+@pytest.mark.parametrize("args", [[], ["demo"]], ids=str)
+def test_term_dumb_exits_2_with_a_hint_and_no_escape_codes(args: list[str]) -> None:
+    # Emacs shell-mode and some CI consoles are terminals without cursor addressing:
+    # the session used to start there and paint escape codes the terminal cannot show.
+    with Terminal([*rocmfix_command(), *args], env={"TERM": "dumb"}) as term:
+        assert term.exit_status(timeout=60) == 2
+        screen = term.screen()
+    assert "TERM=dumb" in screen and "rocmfix explain" in screen and "doctor" in screen, screen
+    assert "Traceback" not in screen and READY not in screen, screen
+
+
 def test_verify_without_torch_says_to_pick_the_training_python_and_p_picks_it(
     tmp_path: Path,
 ) -> None:

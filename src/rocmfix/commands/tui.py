@@ -27,6 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 NO_TTY_HINT = "in scripts and pipelines use `rocmfix explain FILE` or `... | rocmfix explain -`"
+DUMB_HINT = "use `rocmfix explain FILE` and `rocmfix doctor`, or run in a terminal with TERM=xterm-256color"
 
 
 def _is_data(fd: int) -> bool:
@@ -51,6 +52,13 @@ def require_terminal(reads_stdin: bool = False) -> None:
         raise InputError(
             "stdin is a pipe or a file: to open the log it carries, add '-'",
             hint="python train.py 2>&1 | rocmfix -   (or `| rocmfix explain -` for plain text)",
+        )
+    if os.environ.get("TERM", "").lower() == "dumb":
+        # A dumb terminal (Emacs shell-mode, some CI consoles, `TERM=dumb ssh`) has no
+        # cursor addressing: Textual would fill it with escape codes it cannot show.
+        raise InputError(
+            "TERM=dumb: this terminal cannot draw the interactive session",
+            hint=DUMB_HINT,
         )
     missing = [
         name
