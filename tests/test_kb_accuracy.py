@@ -89,7 +89,16 @@ _ROUNDS_BG_BV = re.compile(r"^heldout/heldout-b[g-v]\.jsonl$")
 # labelled, 6 look-alikes): 0.474 / 0.737 / 1.000 (rounded down below; with 6
 # look-alikes one case is 17 points, so that floor is set at 5 of 6).
 NEWEST_FROZEN_FLOOR = {"top1": 0.47, "top3": 0.73, "unrelated_unmatched": 0.83}
-_ROUNDS_BW_ON = re.compile(r"^heldout/heldout-(?:b[w-z]|[c-z][a-z])\.jsonl$")
+_ROUNDS_BW_CE = re.compile(r"^heldout/heldout-(?:b[w-z]|c[a-e])\.jsonl$")
+
+# Rounds cf-cl (61 reports: 41 labelled, 20 look-alikes; collectors c4-c6 of session 7,
+# on branches of their own, merged after the session's code had landed) scored once with
+# the code at 610cf29, whose KB and ranker are those of the session's start: whole rounds
+# top-1 0.488, top-3 0.805, look-alikes left alone 0.900; their frozen side (14 cases, 7
+# labelled, 7 look-alikes): 0.143 / 1.000 / 0.857. With 7 of each, one case is 14 points:
+# the top-3 floor is set at 6 of 7, the others at what was measured.
+NEWER_FROZEN_FLOOR = {"top1": 0.14, "top3": 0.85, "unrelated_unmatched": 0.85}
+_ROUNDS_CF_ON = re.compile(r"^heldout/heldout-(?:c[f-z]|[d-z][a-z])\.jsonl$")
 
 
 @pytest.fixture(scope="module")
@@ -117,15 +126,16 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
         (_ROUNDS_AK_AS, FRESH_FROZEN_FLOOR),
         (_ROUNDS_AT_BF, UNSCORED_FROZEN_FLOOR),
         (_ROUNDS_BG_BV, LATEST_FROZEN_FLOOR),
-        (_ROUNDS_BW_ON, NEWEST_FROZEN_FLOOR),
+        (_ROUNDS_BW_CE, NEWEST_FROZEN_FLOOR),
+        (_ROUNDS_CF_ON, NEWER_FROZEN_FLOOR),
     ],
-    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-on"],
+    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-on"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
     report = evaluate(late, load_kb(), split=Split.load(DATA / "split.json"))
     frozen = report["sides"]["frozen"]
-    assert frozen["cases"] >= 20
+    assert frozen["cases"] >= 14
     for key, floor in floors.items():
         assert frozen[key] >= floor, (key, frozen[key], frozen["miss_counts"])
     assert "misses" not in frozen
