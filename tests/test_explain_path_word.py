@@ -52,3 +52,38 @@ def test_an_error_word_is_still_error_text(tmp_path: Path) -> None:
     got = run_cli("explain", "--json", "hipErrorNoBinaryForGpu", cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     assert json.loads(got.stdout)["matches"][0]["id"] == "no-binary-for-gpu"
+
+
+def test_an_unreadable_log_says_permission_denied_in_both_spellings(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(NO_BINARY)
+    log.chmod(0)
+    if os.geteuid() != 0:
+        runs = [
+            run_cli("explain", *form, cwd=tmp_path)
+            for form in (["train.log"], ["--file", "train.log"])
+        ]
+    else:
+        # root reads through mode bits: make the open fail as the kernel fails it for a user
+        prelude = (
+            "import errno, rocmfix.safeio as s\n"
+            "def denied(p, *a, **k): raise PermissionError(errno.EACCES, 'Permission denied', str(p))\n"
+            "s.open_log = denied\n"
+            "from rocmfix.cli import main\n"
+            "import sys; raise SystemExit(main(sys.argv[1:]))\n"
+        )
+        runs = [
+            subprocess.run(
+                [sys.executable, "-c", prelude, "explain", *form],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                cwd=tmp_path,
+                env={**os.environ, "LANG": "C.UTF-8"},
+            )
+            for form in (["train.log"], ["--file", "train.log"])
+        ]
+    for got in runs:
+        assert got.returncode == 2, (got.stdout, got.stderr)
+        assert "train.log: permission denied" in got.stderr
+        assert "Traceback" not in got.stderr and got.stdout == ""
