@@ -201,7 +201,11 @@ def _command_parser(name: str, module: object, lang: str = "en") -> argparse.Arg
 def _print_error(err: RocmfixError, lang: str = "en") -> None:
     from rocmfix.i18n_errors import HINTS, LABELS, MESSAGES, translate
 
-    color = sys.stderr.isatty() and "NO_COLOR" not in os.environ
+    color = (
+        sys.stderr.isatty()
+        and "NO_COLOR" not in os.environ
+        and os.environ.get("TERM", "").lower() != "dumb"
+    )
     red, dim, off = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
     label, hint = LABELS.get(lang, LABELS["en"])
     print(f"{red}{label}{translate(err.message, MESSAGES, lang)}{off}", file=sys.stderr)
