@@ -16,7 +16,7 @@ import os
 import sys
 
 from rocmfix import __version__
-from rocmfix.errors import ExitCode, RocmfixError
+from rocmfix.errors import ExitCode, RocmfixError, colour_wanted
 
 TYPE_CHECKING = False  # typing, argparse and collections are not imported at run time
 if TYPE_CHECKING:
@@ -201,11 +201,7 @@ def _command_parser(name: str, module: object, lang: str = "en") -> argparse.Arg
 def _print_error(err: RocmfixError, lang: str = "en") -> None:
     from rocmfix.i18n_errors import HINTS, LABELS, MESSAGES, translate
 
-    color = (
-        sys.stderr.isatty()
-        and "NO_COLOR" not in os.environ
-        and os.environ.get("TERM", "").lower() != "dumb"
-    )
+    color = colour_wanted(sys.stderr)
     red, dim, off = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
     label, hint = LABELS.get(lang, LABELS["en"])
     print(f"{red}{label}{translate(err.message, MESSAGES, lang)}{off}", file=sys.stderr)

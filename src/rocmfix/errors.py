@@ -76,3 +76,16 @@ class ProbeError(RocmfixError):
 
 class ActionError(RocmfixError):
     """A fix action was refused or failed."""
+
+
+def colour_wanted(stream: object) -> bool:
+    """Whether plain ANSI colour may go to ``stream``: a terminal, NO_COLOR unset
+    (https://no-color.org), and not TERM=dumb, which shows escape codes as text."""
+    import os
+
+    isatty = getattr(stream, "isatty", None)
+    return (
+        bool(isatty and isatty())
+        and "NO_COLOR" not in os.environ
+        and os.environ.get("TERM", "").lower() != "dumb"
+    )

@@ -243,7 +243,6 @@ def known_identity(host: Any, live: bool) -> tuple[tuple[str, ...], tuple[str, .
     if live:
         import os
 
-        homes.append(os.path.expanduser("~"))
         try:
             import pwd
 

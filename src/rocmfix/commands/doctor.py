@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import textwrap
 from typing import Any
+
+from rocmfix.errors import colour_wanted
 
 MARKS = {
     "ok": ("✓", "green"),
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _painter(stream: Any) -> Any:
-    color = stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    color = colour_wanted(stream)
     codes = {
         "green": "32",
         "yellow": "33",
@@ -166,7 +167,9 @@ def render(
     lang = locale_lang()
     out, paint = sys.stdout, _painter(sys.stdout)
     width = max(40, min(shutil.get_terminal_size((80, 24)).columns, 100))
-    where = doctor_word(lang, "snapshot", name=source) if source else doctor_word(lang, "this_machine")
+    where = (
+        doctor_word(lang, "snapshot", name=source) if source else doctor_word(lang, "this_machine")
+    )
     open_, close = ("（", "）") if lang == "zh" else (" (", ")")
     lines = [paint("rocmfix doctor", "bold") + f"{open_}{where}{close}"]
     if python:
