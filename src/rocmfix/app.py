@@ -103,6 +103,9 @@ class RocmfixApp(App[int]):
         name: str = "",
     ) -> None:
         super().__init__()
+        from rocmfix import paste_guard
+
+        paste_guard.install()  # a paste split by a slow terminal must not freeze the keyboard
         self.session = session or Session()
         from rocmfix.screens.keys import localize
 

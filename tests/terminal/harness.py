@@ -147,6 +147,10 @@ class Terminal:
         self._tmux("load-buffer", "-b", "paste", "-", data=data.encode("utf-8"))
         self._tmux("paste-buffer", "-r", "-p", "-d", "-b", "paste", "-t", "main")
 
+    def send_bytes(self, data: bytes) -> None:
+        """Write ``data`` to the app's terminal exactly as given (tmux ``send-keys -H``)."""
+        self._tmux("send-keys", "-t", "main", "-H", *(f"{b:02x}" for b in data))
+
     def press(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "main", *keys)
 

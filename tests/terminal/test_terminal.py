@@ -364,6 +364,26 @@ def test_a_new_paste_abandons_the_running_big_match(tmp_path: Path) -> None:
         assert term.exit_status() == 0
 
 
+def test_a_paste_whose_end_marker_arrives_late_lands_and_the_keyboard_still_works() -> None:
+    # A slow terminal (a loaded box, ssh) can deliver ESC and "[201~" of the end marker
+    # more than ESCDELAY apart. Textual alone then stays in paste mode for good: the paste
+    # is lost and every key, ctrl+q too, is swallowed (CI caught exactly that frozen screen).
+    with app((100, 30)) as term:
+        term.wait_ready("Paste an error")
+        pasted = THREE.replace("\n", "\r")
+        term.send_bytes(b"\x1b[200~" + pasted.encode() + b"\x1b")
+        time.sleep(0.6)  # well past Textual's 100 ms escape delay
+        term.send_bytes(b"[201~")
+        screen = term.wait_for(lambda s: "gpu-out-of-memory" in s and "3 lines" in s, timeout=60)
+        assert "[201~" not in screen and "201~" not in screen, screen
+        term.press("C-l")
+        term.wait_for("Waiting for text.")
+        term.send_bytes(b"\x1b[200~" + pasted.encode())  # and one whose end never comes
+        screen = term.wait_for(lambda s: "gpu-out-of-memory" in s, timeout=60)
+        term.press("C-q")
+        assert term.exit_status() == 0
+
+
 def test_the_chinese_doctor_shows_whole_titles_and_chinese_results_at_80x24() -> None:
     with app((80, 24), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
         term.wait_ready("粘贴", timeout=60)

@@ -113,6 +113,8 @@ def _die_with_parent() -> None:
 
 def main() -> int:
     _die_with_parent()
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(5)  # seconds of matching must not starve the app's input and drawing
     from rocmfix.kb.matcher import explain_text
 
     text = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
