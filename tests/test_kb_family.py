@@ -54,6 +54,9 @@ def test_torch_build(text: str, build: str | None) -> None:
             "missing",
         ),
         ("/dev/kfd does not exist on the host", "missing"),
+        # a container started without the device nodes
+        ("the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible", "missing"),
+        ("started the image without --device=/dev/kfd", "missing"),
         # near misses: a node named beside an unrelated error, or both states told
         ("checked /dev/kfd, then the model load failed: Permission denied on ~/.cache", None),
         ("/dev/kfd: No such file or directory, and /dev/dri/renderD128: Permission denied", None),
@@ -72,6 +75,11 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("Radeon VII on ROCm 6.2", "old"),  # a product name the gfx table lists (gfx906)
         ("RX 9070 XT, ROCm 6.2.4", "newer"),
         ("Name: gfx1100 with ROCm 6.4.1", None),  # a current GPU under a ROCm that lists it
+        # product names as users write them: no "RX", no space before the suffix, an iGPU
+        ("My RX 590 stopped working after updating to ROCm 6.0", "old"),  # Polaris, 67df
+        ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0
+        ("RX9070XT, ROCm 6.3", "newer"),  # gfx1201, first listed in ROCm 6.4.1
+        ("a 780M laptop on ROCm 6.4", None),
         # near misses: no GPU named, or GPUs that disagree
         ("ROCm 6.1 on my machine", None),
         ("gfx803 and gfx1100 in one box", None),
@@ -154,6 +162,51 @@ def test_a_missing_hip_symbol_version_is_a_version_mismatch() -> None:
         "hip-runtime-lib-missing": 0.6,
         "rocm-library-version-mismatch": 0.9,
     }
-    # near miss: a soname of another major alone decides nothing (the KB counts it as missing)
-    other = "torch 2.8.0+rocm7.0\nImportError: libamdhip64.so.6: cannot open shared object file"
-    assert family.read(other)[4] is None
+    # near misses: a soname of the same major as the ROCm in use, or with no ROCm named, is
+    # the library missing, not two releases meeting
+    same = "torch 2.5.1+rocm6.2\nImportError: libamdhip64.so.6: cannot open shared object file"
+    assert family.read(same)[4] is None
+    assert family.read("OSError: libamdhip64.so.6: cannot open shared object file")[4] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # glibc: the library loaded, a symbol its caller was linked against is not in it
+        (
+            "ImportError: /opt/rocm/lib/libMIOpen.so.1: undefined symbol: "
+            "_ZN5miopen10HipBuildOnC2Ev",
+            "mismatch",
+        ),
+        ("flash_attn_2_cuda.so: undefined symbol: hipGetDevicePropertiesR0600", "mismatch"),
+        # Windows: STATUS_ENTRYPOINT_NOT_FOUND naming a ROCm DLL
+        (
+            "The procedure entry point rocblas_gemm_ex3 could not be located in the dynamic"
+            " link library C:\\ollama\\lib\\hipblas.dll",
+            "mismatch",
+        ),
+        # one soname wanted, another major of the same library present
+        (
+            "Jax requires `librocm_smi64.so.6` but rocm 6.2.4 installs\n"
+            "librocm_smi64.so\nlibrocm_smi64.so.7\nlibrocm_smi64.so.7.3.60204",
+            "mismatch",
+        ),
+        # the HIP runtime of ROCm 6 wanted on a ROCm 7 system
+        (
+            "ROCm 7.0.2 installed\nImportError: libamdhip64.so.6: cannot open shared object file",
+            "mismatch",
+        ),
+        # near misses: a symbol of another project, a symbol merely containing "hip",
+        # one soname of one library, a DLL that is not ROCm's
+        ("libtorchvision.so: undefined symbol: _ZN3c1017RegisterOperators", None),
+        ("module.so: undefined symbol: ownership_table", None),
+        ("librocm_smi64.so.7: cannot open shared object file; ROCm 7.1", None),
+        (
+            "The procedure entry point inflateReset2 could not be located in the dynamic link"
+            " library zlib1.dll",
+            None,
+        ),
+    ],
+)
+def test_lib_state(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state

@@ -31,12 +31,12 @@ Sources of the facts:
   unsupported-gpu-architecture means a GPU older than any current ROCm supports;
   rocm-too-old-for-gpu a GPU newer than the ROCm in use.
 
-* The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found":
-  the HIP runtime's symbols are versioned per release, and a binary asking for a
-  symbol version the loaded runtime lacks was built for another ROCm (the glibc
-  loader's "version `X' not found" means exactly that). A soname of another major
-  (libamdhip64.so.6 wanted, .so.7 installed) is not used: the KB counts it under
-  hip-runtime-lib-missing as well, so the text does not decide between the two.
+* The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found" and
+  "undefined symbol": libraries of two ROCm releases meeting. :func:`lib_state` reads the
+  loader's own words for that (see there: symbol versions, undefined symbols, Windows'
+  missing entry point, a soname of one major wanted where another is present or where the
+  text's ROCm is of another major). A bare "cannot open shared object file" stays
+  hip-runtime-lib-missing.
 
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
@@ -117,7 +117,12 @@ def torch_build(text: str) -> str | None:
 # What the tools print right after the node's name (ls/stat/ROCR/docker), or a plain statement.
 _KFD_MISSING = _rx.compile(
     r"/dev/kfd[`'\"]?:? ?(?::\s*(?i:no such file or directory)|(?:does not|doesn't) exist|(?:is )?(?:missing|absent|not present))|"
-    r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)"
+    r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)|"
+    # A container started without the node: docker/podman pass a host device only when asked
+    # (--device /dev/kfd, compose "devices:"), so the node is absent inside.
+    r"(?i:/dev/kfd (?:(?:and|or|&) /dev/dri )?(?:(?:is|are) )?(?:not (?:visible|passed|mounted|present|available|found)|"
+    r"isn't (?:visible|there|passed)|aren't (?:visible|passed))|"
+    r"\bwithout (?:the )?(?:--device[= ]?)/dev/kfd\b|\bno /dev/kfd (?:in|inside) the container\b)"
 )
 _KFD_DENIED = _rx.compile(
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
@@ -143,7 +148,11 @@ _GFX_WORD = _rx.compile(r"(?i:\bgfx\d{3,4}[0-9a-f]?\b)")
 # lists (compat.gpu_from_name): "RX 7600XT", "Radeon VII", "MI50", "Vega 64".
 _PRODUCT = _rx.compile(
     r"(?i:\b(RX) ?(\d{3,4})(?: ?(XTX|XT|GRE))?\b|\b(Radeon VII)\b|\b(Vega) ?(56|64)\b|"
-    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9]))"
+    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9])|"
+    # "Radeon 7800 XT", a bare "7900 XTX" / "6700xt" (the suffix makes it a card), "Radeon 780M",
+    # "Radeon 8060S" and the bare iGPU names of the APU rows (780M, 760M, 680M, 890M ...).
+    r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|\b([5-9]\d{2}0) ?(XTX|XT|GRE)\b|"
+    r"\b((?:[678][468]0|8[89]0)M)\b)"
 )
 
 
@@ -179,11 +188,79 @@ def gfx_age(text: str) -> str | None:
 
 
 _HIP_SYMVER = _rx.compile(r"version `hip_\d+\.\d+' not found")
+# ROCm's shared libraries by the stem of their file name.
+_ROCM_LIB = (
+    r"(?:amdhip64|hsa-runtime64|hiprtc|amd_comgr|rocblas|hipblas(?:lt)?|rocsolver|hipsolver|"
+    r"rocsparse|hipsparse(?:lt)?|rocfft|hipfft|rocrand|hiprand|MIOpen|rccl|roctx64|roctracer64|"
+    r"rocprofiler\w*|rocm_smi64|amd_smi|torch_hip|c10_hip)"
+)
+# The loader found the library but not a symbol it was linked against: glibc's
+# "undefined symbol: X" naming a ROCm library or a HIP/HSA/rocBLAS/MIOpen/RCCL symbol, and
+# Windows' STATUS_ENTRYPOINT_NOT_FOUND (0xC0000139, "The procedure entry point X could not be
+# located in the dynamic link library Y",
+# https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-49e60bebca55)
+# naming a ROCm DLL. Either means a library from another ROCm release than the caller's.
+_UNDEF_SYMBOL = _rx.compile(
+    r"(?i:\blib" + _ROCM_LIB + r"[\w.-]*\.so[\d.]*: undefined symbol\b)|"
+    r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip[A-Z_]|hsa_|rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
+    r"(?i:entry point \S{1,80} could not be located in the dynamic link library [^\n]{0,160}?"
+    r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)"
+)
+# A ROCm library named by a versioned soname: "librocm_smi64.so.6".
+_SONAME = _rx.compile(r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)\b")
+_WANTED = _rx.compile(
+    r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)(?::? cannot open shared object file|"
+    r"[^\n]{0,40}\b(?i:not found|is missing|required by))|"
+    r"(?i:\b(?:requires?|needs?|wants?|linked against|links against|looks? for)) [`'\"]?lib("
+    + _ROCM_LIB
+    + r")\.so\.(\d+)\b"
+)
+_TORCH_ROCM = _rx.compile(r"\+rocm(\d+)\.\d")
 
 
 def lib_state(text: str) -> str | None:
-    """ "mismatch" when the loader says the HIP runtime lacks the symbol version asked for."""
-    return "mismatch" if _HIP_SYMVER.search(text) else None
+    """ "mismatch" when the text shows ROCm libraries of two releases meeting.
+
+    * the HIP runtime lacks the symbol version asked for (``version `hip_6.2' not found``);
+    * a ROCm library lacks a symbol its caller was linked against (``undefined symbol``,
+      Windows' "entry point ... could not be located");
+    * a ROCm library is wanted by one soname and the text shows the same library under
+      another major ("needs librocm_smi64.so.6", ``ls`` lists ``librocm_smi64.so.7``): the
+      dynamic loader looks a library up by the exact soname its caller recorded (DT_NEEDED,
+      ld.so(8), https://man7.org/linux/man-pages/man8/ld.so.8.html), and a library's soname
+      major changes only when its ABI breaks, so the caller was built against another release;
+    * ``libamdhip64.so.N`` is wanted while every ROCm release the text names (``ROCm 7.1``,
+      ``+rocm7.0``) is of another major: the HIP runtime's soname major follows the ROCm major
+      (packages libamdhip64-5 for ROCm 5.x, https://packages.debian.org/sid/libamdhip64-5;
+      libamdhip64.so.6 in rocm-hip 6.4.1,
+      https://packages.fedoraproject.org/pkgs/rocclr/rocm-hip/; libamdhip64-7 for ROCm 7.1,
+      https://packages.ubuntu.com/resolute/libamdhip64-7).
+
+    None otherwise: a plain "cannot open shared object file" with nothing else is the library
+    missing, not two releases meeting.
+    """
+    if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
+        return "mismatch"
+    if ".so." not in text:
+        return None
+    wanted = {
+        ((m.group(1) or m.group(3)).lower(), m.group(2) or m.group(4))
+        for m in _WANTED.finditer(text)
+    }
+    if not wanted:
+        return None
+    named: dict[str, set[str]] = {}
+    for m in _SONAME.finditer(text):
+        named.setdefault(m.group(1).lower(), set()).add(m.group(2))
+    if any(len(named.get(lib, ())) > 1 for lib, _ in wanted):
+        return "mismatch"
+    hip = {major for lib, major in wanted if lib == "amdhip64"}
+    if len(hip) == 1:
+        majors = {m.group(1).split(".")[0] for m in _ROCM_VERSION.finditer(text)}
+        majors |= {m.group(1) for m in _TORCH_ROCM.finditer(text)}
+        if majors and hip.isdisjoint(majors):
+            return "mismatch"
+    return None
 
 
 def names_amd(text: str) -> bool:
