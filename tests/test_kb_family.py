@@ -54,6 +54,11 @@ def test_torch_build(text: str, build: str | None) -> None:
             "missing",
         ),
         ("/dev/kfd does not exist on the host", "missing"),
+        # told in prose: sudo needed, the group the prerequisites name, rocminfo's module line
+        ("Need to use sudo to run clinfo. Is this normal?", "denied"),
+        ("rocminfo fails but sudo rocminfo works", "denied"),
+        ("I am not a member of the render group", "denied"),
+        ("ROCk module is NOT loaded, possibly no GPU devices", "missing"),
         # a container started without the device nodes
         ("the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible", "missing"),
         ("started the image without --device=/dev/kfd", "missing"),
@@ -61,6 +66,7 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("checked /dev/kfd, then the model load failed: Permission denied on ~/.cache", None),
         ("/dev/kfd: No such file or directory, and /dev/dri/renderD128: Permission denied", None),
         ("sudo apt install rocm works", None),
+        ("added myself to the render group as the guide says; the model still fails", None),
     ],
 )
 def test_kfd_state(text: str, state: str | None) -> None:
@@ -80,6 +86,9 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0
         ("RX9070XT, ROCm 6.3", "newer"),  # gfx1201, first listed in ROCm 6.4.1
         ("a 780M laptop on ROCm 6.4", None),
+        # a chip codename as lspci prints it
+        ("[AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X], ROCm 6.2", "old"),
+        ("my Hawaii card (R9 290X) and ROCm 5.7", "old"),
         # near misses: no GPU named, or GPUs that disagree
         ("ROCm 6.1 on my machine", None),
         ("gfx803 and gfx1100 in one box", None),

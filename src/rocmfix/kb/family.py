@@ -122,12 +122,20 @@ _KFD_MISSING = _rx.compile(
     # (--device /dev/kfd, compose "devices:"), so the node is absent inside.
     r"(?i:/dev/kfd (?:(?:and|or|&) /dev/dri )?(?:(?:is|are) )?(?:not (?:visible|passed|mounted|present|available|found)|"
     r"isn't (?:visible|there|passed)|aren't (?:visible|passed))|"
-    r"\bwithout (?:the )?(?:--device[= ]?)/dev/kfd\b|\bno /dev/kfd (?:in|inside) the container\b)"
+    r"\bwithout (?:the )?(?:--device[= ]?)/dev/kfd\b|\bno /dev/kfd (?:in|inside) the container\b)|"
+    # rocminfo when the amdgpu module (and with it KFD) is not loaded
+    r"ROCk module is NOT loaded"
 )
 _KFD_DENIED = _rx.compile(
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
     r"(?i:\b(?:only )?works (?:with|under|as) (?:sudo|root)\b|\bwith sudo it works\b|\bworks when run as root\b|"
-    r"\bneeds? (?:sudo|root) to (?:use|see|access) the gpu\b)"
+    r"\bneeds? (?:sudo|root) to (?:use|see|access) the gpu\b|"
+    # "need to use sudo to run clinfo", "`rocminfo` fails and `sudo rocminfo` works", "only as root"
+    r"\bneed(?:s|ed)? to (?:use|run (?:it|them|\S+) (?:with|as|under)) (?:sudo|root)\b|"
+    r"\bsudo [\w./-]+`? (?:which )?(?:works|runs fine|executes correctly|succeeds|is fine)\b|"
+    r"\bonly (?:works|runs) (?:with|as|under|when run as|when run with) (?:sudo|root)\b|"
+    # the cure named: not a member of the render/video group (ROCm's prerequisites)
+    r"\b(?:not|wasn't|isn't|am not|is not) (?:a )?(?:member of|in) the (?:render|video) group)"
 )
 
 
@@ -156,6 +164,35 @@ _PRODUCT = _rx.compile(
 )
 
 
+# A GPU named by its chip's codename, as lspci and forum posts name it: "Ellesmere [Radeon RX
+# 470/480/570/580/590]", "Lexa PRO", "Polaris 10", "Hawaii", "Navi 22". The kernel's chip names
+# map to a gfx in rocmfix/data/pci-ids.yaml (amdgpu's pciidlist + LLVM's processor table);
+# pci.ids (https://github.com/pciutils/pciids/blob/master/pci.ids) names the Polaris chips
+# Ellesmere (Polaris 10), Baffin (Polaris 11) and Lexa (Polaris 12), and LLVM's AMDGPUUsage
+# gives Navi 21/22/23/24 as gfx1030/1031/1032/1034.
+_CODENAME = _rx.compile(
+    r"(?i:\b(Ellesmere|Baffin|Lexa|Polaris ?1[012]|Polaris|Fiji|Tonga|Hawaii|Tahiti|Pitcairn|"
+    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4])\b)"
+)
+_CODENAME_CHIP = {
+    "ellesmere": "polaris10",
+    "baffin": "polaris11",
+    "lexa": "polaris12",
+    "polaris": "polaris10",
+}
+_NAVI_GFX = {"navi21": "gfx1030", "navi22": "gfx1031", "navi23": "gfx1032", "navi24": "gfx1034"}
+
+
+def _codename_gfx(name: str) -> str | None:
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    key = name.lower().replace(" ", "")
+    if key in _NAVI_GFX:
+        return _NAVI_GFX[key]
+    chip = facts.chip_by_name(_CODENAME_CHIP.get(key, key))
+    return chip.gfx if chip is not None else None
+
+
 def gfx_age(text: str) -> str | None:
     """How the GPUs the text names stand against ROCm, when they all agree.
 
@@ -165,7 +202,7 @@ def gfx_age(text: str) -> str | None:
     None otherwise. (A current target is not thereby "not unsupported": the KB also
     names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
     """
-    if not (_GFX_WORD.search(text) or _PRODUCT.search(text)):
+    if not (_GFX_WORD.search(text) or _PRODUCT.search(text) or _CODENAME.search(text)):
         return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
 
@@ -175,6 +212,10 @@ def gfx_age(text: str) -> str | None:
         gpu = compat.gpu_from_name(name)
         if gpu is not None and gpu.bare not in gpus:
             gpus.append(gpu.bare)
+    for m in _CODENAME.finditer(text):
+        gfx = _codename_gfx(m.group(1))
+        if gfx is not None and gfx not in gpus:
+            gpus.append(gfx)
     if not gpus:
         return None
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
