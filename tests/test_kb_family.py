@@ -59,6 +59,11 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("rocminfo fails but sudo rocminfo works", "denied"),
         ("I am not a member of the render group", "denied"),
         ("ROCk module is NOT loaded, possibly no GPU devices", "missing"),
+        # glibc's Chinese and German wording of ENOENT / EACCES, Chinese prose
+        ("ls: 无法访问 '/dev/kfd': 没有那个文件或目录", "missing"),
+        ("Unable to open /dev/kfd read-write: Keine Berechtigung", "denied"),
+        ("rocminfo 需要 sudo 才能运行", "denied"),
+        ("容器里没有 /dev/kfd", "missing"),
         # a container started without the device nodes
         ("the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible", "missing"),
         ("started the image without --device=/dev/kfd", "missing"),

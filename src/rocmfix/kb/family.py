@@ -124,7 +124,11 @@ _KFD_MISSING = _rx.compile(
     r"isn't (?:visible|there|passed)|aren't (?:visible|passed))|"
     r"\bwithout (?:the )?(?:--device[= ]?)/dev/kfd\b|\bno /dev/kfd (?:in|inside) the container\b)|"
     # rocminfo when the amdgpu module (and with it KFD) is not loaded
-    r"ROCk module is NOT loaded"
+    r"ROCk module is NOT loaded|"
+    # ENOENT as glibc's zh_CN and de catalogues word it (po/zh_CN.po, po/de.po of
+    # https://sourceware.org/git/?p=glibc.git;a=tree;f=po), and Chinese prose
+    r"/dev/kfd[`'\"’]?\s?[:：]\s*(?:没有那个文件或目录|Datei oder Verzeichnis nicht gefunden)|"
+    r"/dev/kfd\s?(?:不存在|找不到)|没有\s?/dev/kfd"
 )
 _KFD_DENIED = _rx.compile(
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
@@ -135,7 +139,10 @@ _KFD_DENIED = _rx.compile(
     r"\bsudo [\w./-]+`? (?:which )?(?:works|runs fine|executes correctly|succeeds|is fine)\b|"
     r"\bonly (?:works|runs) (?:with|as|under|when run as|when run with) (?:sudo|root)\b|"
     # the cure named: not a member of the render/video group (ROCm's prerequisites)
-    r"\b(?:not|wasn't|isn't|am not|is not) (?:a )?(?:member of|in) the (?:render|video) group)"
+    r"\b(?:not|wasn't|isn't|am not|is not) (?:a )?(?:member of|in) the (?:render|video) group)|"
+    # EACCES in glibc's zh_CN and de catalogues; "only with sudo" in Chinese prose
+    r"/dev/(?:kfd|dri/renderD\d+)[`'\"’]?(?: read-write)?\s?[:：]\s*(?:权限不够|Keine Berechtigung)|"
+    r"(?:需要|要用|必须用?|只有用?|加上?)\s?sudo\s?(?:才能|才可以|才行|运行才)"
 )
 
 
@@ -250,7 +257,8 @@ _UNDEF_SYMBOL = _rx.compile(
 # A ROCm library named by a versioned soname: "librocm_smi64.so.6".
 _SONAME = _rx.compile(r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)\b")
 _WANTED = _rx.compile(
-    r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)(?::? cannot open shared object file|"
+    r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)(?::? (?:cannot open shared object file|"
+    r"无法打开共享对象文件|Kann die Shared-Object-Datei nicht öffnen)|"
     r"[^\n]{0,40}\b(?i:not found|is missing|required by))|"
     r"(?i:\b(?:requires?|needs?|wants?|linked against|links against|looks? for)) [`'\"]?lib("
     + _ROCM_LIB
