@@ -91,6 +91,9 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0
         ("RX9070XT, ROCm 6.3", "newer"),  # gfx1201, first listed in ROCm 6.4.1
         ("a 780M laptop on ROCm 6.4", None),
+        # the ROCm a torch wheel was built with, from its tag
+        ("torch 2.5.1+rocm6.2 on an RX 9070 XT", "newer"),
+        ("torch 2.5.1+rocm6.2 from whl/rocm6.4 on an RX 9070 XT", None),  # two ROCm named
         # a chip codename as lspci prints it
         ("[AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X], ROCm 6.2", "old"),
         ("my Hawaii card (R9 290X) and ROCm 5.7", "old"),

@@ -158,6 +158,7 @@ def kfd_state(text: str) -> str | None:
 _ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
 
 
+_ROCM_TAG = _rx.compile(r"(?:\+|whl/(?:nightly/)?)rocm(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
 _GFX_WORD = _rx.compile(r"(?i:\bgfx\d{3,4}[0-9a-f]?\b)")
 # A GPU named by its product name, mapped to its gfx by the products the sourced gfx table
 # lists (compat.gpu_from_name): "RX 7600XT", "Radeon VII", "MI50", "Vega 64".
@@ -226,6 +227,8 @@ def gfx_age(text: str) -> str | None:
     if not gpus:
         return None
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
+    # a ROCm build of torch carries the ROCm it was built with in its tag or index name
+    versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
     if len(versions) == 1:
         (version,) = versions
         if any(facts.rocm_predates(version, g) for g in gpus):
