@@ -65,7 +65,10 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("rocminfo 需要 sudo 才能运行", "denied"),
         ("容器里没有 /dev/kfd", "missing"),
         # a container started without the device nodes
-        ("the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible", "missing"),
+        (
+            "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible",
+            "missing",
+        ),
         ("started the image without --device=/dev/kfd", "missing"),
         # near misses: a node named beside an unrelated error, or both states told
         ("checked /dev/kfd, then the model load failed: Permission denied on ~/.cache", None),

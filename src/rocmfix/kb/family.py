@@ -267,7 +267,6 @@ _WANTED = _rx.compile(
     + _ROCM_LIB
     + r")\.so\.(\d+)\b"
 )
-_TORCH_ROCM = _rx.compile(r"\+rocm(\d+)\.\d")
 
 
 def lib_state(text: str) -> str | None:
@@ -309,7 +308,7 @@ def lib_state(text: str) -> str | None:
     hip = {major for lib, major in wanted if lib == "amdhip64"}
     if len(hip) == 1:
         majors = {m.group(1).split(".")[0] for m in _ROCM_VERSION.finditer(text)}
-        majors |= {m.group(1) for m in _TORCH_ROCM.finditer(text)}
+        majors |= {m.group(1).split(".")[0] for m in _ROCM_TAG.finditer(text)}
         if majors and hip.isdisjoint(majors):
             return "mismatch"
     return None
