@@ -367,13 +367,9 @@ def _confirmed(facts: Facts) -> frozenset[str]:
     return frozenset(out)
 
 
-def reorder(
-    conf: Mapping[str, float], facts: Facts | None, confirm: bool = True
-) -> dict[str, float]:
-    """``conf`` (entry id -> confidence) with family members reordered by ``facts``, and, with
-    ``confirm`` (the final decision, after the ranker), the member the text names in the tool's
-    own words lifted when it leads (see CONFIRMED). The matcher reorders the signature scores
-    before the ranker reads them without it, as training saw them."""
+def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
+    """``conf`` (entry id -> confidence) with family members reordered by ``facts``, and the
+    member the text names in the tool's own words lifted when it leads (see CONFIRMED)."""
     out = dict(conf)
     if not facts:
         return out
@@ -401,7 +397,7 @@ def reorder(
     elif age == "newer":
         _swap(out, ROCM_TOO_OLD, NO_BINARY)
         _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
-    named = _confirmed(facts) if confirm else frozenset()
+    named = _confirmed(facts)
     if named and out:
         top = max(out, key=lambda e: (out[e], e))
         if top in named and CONFIRM_FLOOR <= out[top] < CONFIRMED:
@@ -428,13 +424,12 @@ def decide(
     scored: Sequence[Match],
     facts: Facts | None,
     entries: Mapping[str, Entry],
-    confirm: bool = True,
 ) -> list[Match]:
     """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`)."""
     if not facts or not any(m.entry.id in FAMILY_IDS for m in scored):
         return list(scored)
     before = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
-    after = reorder(before, facts, confirm)
+    after = reorder(before, facts)
     out = []
     for m in scored:
         if m.entry.id in before and after[m.entry.id] != m.confidence:

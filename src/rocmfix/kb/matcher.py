@@ -379,13 +379,11 @@ class Matcher:
         region = _region(candidates)
         # Facts the text states (torch build, /dev/kfd state, the GPU's age against ROCm)
         # decide between members of one family, before the ranker reads the signature
-        # scores and again after it; they never bring in another family. The lift of a member
-        # named in the tool's own words (family.CONFIRMED) belongs to the final decision only:
-        # the ranker was trained on signature scores without it.
+        # scores and again after it; they never bring in another family.
         facts = None
         if any(m.entry.id in family.FAMILY_IDS for m in scored):
             facts = family.read(excerpt.full_text or region)
-            scored = family.decide(scored, facts, self._by_id, confirm=False)
+            scored = family.decide(scored, facts, self._by_id)
         if self.use_ranker:
             # Text naming CUDA and nothing of AMD is not ours to call by resemblance.
             cuda_only = context != "amd" and bool(_CUDA_WORD.search(region))
