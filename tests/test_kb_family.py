@@ -118,27 +118,6 @@ def test_reorder_swaps_only_the_family_pair() -> None:
     assert family.reorder(conf, (None, None, None)) == conf
 
 
-def test_the_member_named_in_the_tools_words_is_lifted_only_when_it_leads() -> None:
-    facts = (None, "missing", None, None, None)
-    # it leads after the swap with some support: it becomes the answer
-    out = family.reorder({"kfd-permission-denied": 0.38, "kfd-device-missing": 0.26}, facts)
-    assert out == {"kfd-permission-denied": 0.26, "kfd-device-missing": family.CONFIRMED}
-    mismatch = (None, None, None, None, "mismatch")
-    out = family.reorder(
-        {"rocm-library-version-mismatch": 0.45, "amdsmi-bindings-missing": 0.1}, mismatch
-    )
-    assert out["rocm-library-version-mismatch"] == family.CONFIRMED
-    # near misses: another cause leads, too little support, or a fact about the machine only
-    other = {"wsl-limitations": 0.45, "kfd-device-missing": 0.4}
-    assert family.reorder(other, facts) == other
-    weak = {"kfd-device-missing": 0.2}
-    assert family.reorder(weak, facts) == weak
-    old = {"unsupported-gpu-architecture": 0.4}
-    assert family.reorder(old, (None, None, "old", None, None)) == old
-    cuda = {"cuda-build-on-amd": 0.4}
-    assert family.reorder(cuda, ("cuda", None, None, True, None)) == cuda
-
-
 def test_reorder_brings_in_the_member_the_fact_names() -> None:
     out = family.reorder({"no-binary-for-gpu": 0.8}, (None, None, "old"))
     assert out == {"unsupported-gpu-architecture": 0.8, "no-binary-for-gpu": 0.3}

@@ -343,33 +343,8 @@ def _swap(conf: dict[str, float], want: str, other: str) -> None:
     conf[other] = w if w is not None else min(o, 0.3)
 
 
-# A member the text names in the tool's own words (the loader's "undefined symbol" or soname of
-# another major, "/dev/kfd: No such file or directory", rocminfo's "ROCk module is NOT loaded",
-# "Permission denied" on the node) is the cause when it already leads the candidates with some
-# support: it is lifted to CONFIRMED from CONFIRM_FLOOR up. The GPU's age and the torch build
-# are facts about the machine, not about this failure, and only reorder. (Measured on the tune
-# side, scripts/eval_new_source.py rounds bw-ce: +2 top-1, no answer lost; over the 1565 tune
-# reports before cf: 2 answers gained, both right, none wrong.)
-CONFIRM_FLOOR = 0.3
-CONFIRMED = 0.55
-
-
-def _confirmed(facts: Facts) -> frozenset[str]:
-    kfd = facts[1]
-    lib = facts[4] if len(facts) > 4 else None
-    out = set()
-    if kfd == "missing":
-        out.add(KFD_MISSING)
-    elif kfd == "denied":
-        out.add(KFD_DENIED)
-    if lib == "mismatch":
-        out.add(LIB_MISMATCH)
-    return frozenset(out)
-
-
 def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
-    """``conf`` (entry id -> confidence) with family members reordered by ``facts``, and the
-    member the text names in the tool's own words lifted when it leads (see CONFIRMED)."""
+    """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
     out = dict(conf)
     if not facts:
         return out
@@ -397,11 +372,6 @@ def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
     elif age == "newer":
         _swap(out, ROCM_TOO_OLD, NO_BINARY)
         _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
-    named = _confirmed(facts)
-    if named and out:
-        top = max(out, key=lambda e: (out[e], e))
-        if top in named and CONFIRM_FLOOR <= out[top] < CONFIRMED:
-            out[top] = CONFIRMED
     return out
 
 
