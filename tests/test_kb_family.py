@@ -230,3 +230,17 @@ def test_a_missing_hip_symbol_version_is_a_version_mismatch() -> None:
 )
 def test_lib_state(text: str, state: str | None) -> None:
     assert family.lib_state(text) == state
+
+
+def test_matcher_names_a_mismatch_where_the_soname_is_of_another_rocm(matcher: Matcher) -> None:
+    # libamdhip64.so.6 is ROCm 6's HIP runtime: on a ROCm 7 system the caller was built for
+    # another release, which the KB calls a version mismatch rather than a missing library.
+    missing = (
+        "ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory"
+    )
+    assert _order(matcher, "ROCm 7.1 is installed in /opt/rocm\n" + missing)[0] == (
+        "rocm-library-version-mismatch"
+    )
+    # near misses: nothing says which ROCm is installed, or it is ROCm 6 itself
+    assert _order(matcher, missing)[0] == "hip-runtime-lib-missing"
+    assert _order(matcher, "ROCm 6.2 is installed\n" + missing)[0] == "hip-runtime-lib-missing"
