@@ -1,0 +1,74 @@
+"""A full disk during `rocmfix fix --apply` and `rocmfix undo`, as the kernel reports it.
+
+The command runs as a user runs it, in a child process (``python -m rocmfix``), with
+``RLIMIT_FSIZE`` set in that child: every write past the limit fails with the kernel's
+own EFBIG ("File too large"), in the journal, the backups and the startup file alike,
+exactly where a full file system fails with ENOSPC. Nothing is patched in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+from hostile_util import Machine
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+ORIGINAL = b"# my bashrc\r\nalias ll='ls -l'\r\n" + b"export KEEP=1\n" * 4000 + b"# no newline at the end"
+
+
+def rocmfix(args: list[str], fsize: int | None = None) -> subprocess.CompletedProcess[str]:
+    def limit() -> None:
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "rocmfix", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=limit,
+        timeout=60,
+        check=False,
+    )
+
+
+def one_line_refusal(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines[0].startswith("rocmfix: ") and len(lines) <= 2, done.stderr
+    assert all(line.startswith(("rocmfix: ", "hint: ")) for line in lines), done.stderr
+
+
+def journal_events(machine: Machine) -> list[tuple[str, str]]:
+    if not machine.journal.exists():
+        return []
+    return [
+        (row["id"], row["event"])
+        for row in map(json.loads, machine.journal.read_text().splitlines())
+    ]
+
+
+APPLY = ["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "--apply", "--yes"]
+
+
+def test_a_full_disk_while_saving_backups_leaves_no_partial_backup(machine: Machine) -> None:
+    machine.bashrc.write_bytes(ORIGINAL)
+    done = rocmfix(APPLY, fsize=4096)  # the backup of a 56 KB file cannot be written
+    one_line_refusal(done)
+    assert "nothing was changed" in done.stderr
+    assert machine.bashrc.read_bytes() == ORIGINAL
+    assert journal_events(machine) == []
+    backups = machine.state / "backups"
+    left = sorted(p.relative_to(backups) for p in backups.rglob("*")) if backups.exists() else []
+    assert left == [], f"half-written backups left behind: {left}"
+    # And the next attempt, with room, works and undoes byte for byte.
+    assert rocmfix(APPLY).returncode == 0
+    assert rocmfix(["undo", "--yes"]).returncode == 0
+    assert machine.bashrc.read_bytes() == ORIGINAL
