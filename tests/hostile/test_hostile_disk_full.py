@@ -18,7 +18,9 @@ from pathlib import Path
 from hostile_util import Machine
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-ORIGINAL = b"# my bashrc\r\nalias ll='ls -l'\r\n" + b"export KEEP=1\n" * 4000 + b"# no newline at the end"
+ORIGINAL = (
+    b"# my bashrc\r\nalias ll='ls -l'\r\n" + b"export KEEP=1\n" * 4000 + b"# no newline at the end"
+)
 
 
 def rocmfix(args: list[str], fsize: int | None = None) -> subprocess.CompletedProcess[str]:
@@ -72,3 +74,26 @@ def test_a_full_disk_while_saving_backups_leaves_no_partial_backup(machine: Mach
     assert rocmfix(APPLY).returncode == 0
     assert rocmfix(["undo", "--yes"]).returncode == 0
     assert machine.bashrc.read_bytes() == ORIGINAL
+
+
+def test_an_undo_the_journal_could_not_record_is_recorded_by_the_next_undo(
+    machine: Machine,
+) -> None:
+    small = b"# my bashrc\r\nexport KEEP=1"  # restoring it fits under the limit, a journal line not
+    machine.bashrc.write_bytes(small)
+    assert rocmfix(APPLY).returncode == 0
+    rid = journal_events(machine)[0][0]
+    first = rocmfix(["undo", "--yes"], fsize=machine.journal.stat().st_size)
+    one_line_refusal(first)
+    assert "journal could not record it" in first.stderr
+    assert machine.bashrc.read_bytes() == small  # the file itself was put back
+    assert journal_events(machine)[-1] == (rid, "applied")  # and no torn line claims more
+    # With room again, undo must not call the restored file "changed since" and refuse:
+    # it finds the change already reversed and records that, so history stops listing it.
+    again = rocmfix(["undo", "--yes"])
+    assert again.returncode == 0, again.stderr
+    assert f"undone {rid}" in again.stdout
+    assert journal_events(machine)[-1] == (rid, "undone")
+    assert machine.bashrc.read_bytes() == small
+    assert "applied" not in rocmfix(["history"]).stdout
+    assert rocmfix(["undo", "--yes"]).returncode == 2  # nothing left to undo

@@ -193,6 +193,17 @@ def undo(
             )
         if not record.undoable:
             raise ActionError(f"{record.id} ({record.action}) is {record.status}; nothing to undo")
+        if record.status == "applied" and _already_reversed(record.steps):
+            # An earlier undo put everything back but could not journal it (full disk,
+            # crash): record it now instead of calling the restored files "changed since".
+            try:
+                write_event(state, record.id, "undone", found_reversed=True)
+            except OSError as err:
+                raise ActionError(
+                    f"{record.id} was undone, but the journal could not record it ({err.strerror})",
+                    hint="free space in rocmfix's state directory",
+                ) from None
+            return find_record(state, record.id)
         live = [
             (n, s)
             for n, s in enumerate(record.steps)
@@ -259,6 +270,29 @@ def _set_aside(step: Step, dest: Path) -> None:
             write_private(dest, now)
     elif isinstance(step, Move) and os.path.lexists(step.src) and os.path.lexists(step.dst):
         fsops.move(step.src, dest)
+
+
+def _already_reversed(steps: tuple[Step, ...]) -> bool:
+    """Whether every step of an applied record is back in its state before the fix.
+
+    Only file edits and moves can be checked; a record with a command step is never
+    assumed reversed.
+    """
+    if not steps:
+        return False
+    for step in steps:
+        if isinstance(step, FileEdit):
+            try:
+                if _current(step.path) != step.before:
+                    return False
+            except ActionError:
+                return False
+        elif isinstance(step, Move):
+            if not os.path.lexists(step.src) or os.path.lexists(step.dst):
+                return False
+        else:
+            return False
+    return True
 
 
 def _was_done(step: Step) -> bool:
