@@ -14,6 +14,7 @@ a double-forked, ``setsid`` grandchild that closed its output is found).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import selectors
 import signal
@@ -72,6 +73,8 @@ def run(
     max_output: int = OUTPUT_LIMIT,
 ) -> Finished:
     """Run ``argv`` (no shell, stdin from /dev/null) in a new session. OSError if it cannot start."""
+    if _STOPPING:
+        raise OSError(errno.EINTR, "interrupted")
     tag = os.urandom(8).hex()
     proc = subprocess.Popen(
         list(argv),
@@ -87,6 +90,7 @@ def run(
         proc.stderr.fileno(): _Sink(max_output, TAIL, bytearray(), bytearray()),
     }
     pipes = _pipe_ids(list(sinks))
+    _LIVE[proc.pid] = (proc, pipes, tag)
     deadline = time.monotonic() + timeout
     exited_at: float | None = None
     timed_out = False
@@ -120,12 +124,31 @@ def run(
         still_open = bool(sel.get_map())
         sel.close()
         reap(proc, pipes, scan=timed_out or still_open, tag=tag)
+        _LIVE.pop(proc.pid, None)
         for stream in (proc.stdout, proc.stderr):
             with contextlib.suppress(OSError):
                 stream.close()
     code = None if timed_out else proc.returncode
     out, err = (s.value() for s in sinks.values())
     return Finished(code, out, err, timed_out)
+
+
+_LIVE: dict[int, tuple[subprocess.Popen[bytes], set[str], str]] = {}
+"""Children :func:`run` is waiting on right now (in any thread), by pid."""
+_STOPPING = False
+
+
+def stop_all() -> None:
+    """End every child :func:`run` still waits on, and refuse new ones (Ctrl-C).
+
+    The children live in sessions of their own, so the terminal's SIGINT never
+    reaches them; without this the threads waiting on them (the doctor's torch
+    probe) would hold the exit until their timeouts.
+    """
+    global _STOPPING
+    _STOPPING = True
+    for proc, pipes, tag in list(_LIVE.values()):
+        reap(proc, pipes, scan=True, tag=tag)
 
 
 def _pipe_ids(fds: list[int]) -> set[str]:

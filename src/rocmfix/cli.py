@@ -273,6 +273,11 @@ def entry() -> int:
     stdout and stderr are flushed first, as a normal exit does.
     """
     code = main()
+    running = sys.modules.get("rocmfix.children")
+    if code == ExitCode.INTERRUPTED and running is not None:
+        # Ctrl-C: probes still wait in worker threads, which the exit would join;
+        # end their children (in sessions of their own, so the SIGINT missed them) now.
+        running.stop_all()
     if _ONE_SHOT and "threading" not in sys.modules and "subprocess" not in sys.modules:
         import atexit  # noqa: PLC0415
 
