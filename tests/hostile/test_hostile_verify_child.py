@@ -1,0 +1,45 @@
+"""A verify child that lies: protocol lines with values no real child sends.
+
+``rocmfix verify --json`` promises one standard JSON object; whatever numbers a
+broken or hostile child reports, what comes out must parse with a strict parser.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+from hostile_util import cli, deadline
+
+
+def _strict(text: str) -> object:
+    def refuse(word: str) -> object:
+        raise ValueError(f"non-standard JSON constant {word}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_non_finite_numbers_from_the_child_still_give_standard_json(tmp_path: Path) -> None:
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        + textwrap.dedent(
+            """
+            import sys
+            def say(line): sys.stdout.write(line + "\\n"); sys.stdout.flush()
+            say('{"event": "start", "stage": "import"}')
+            say('{"event": "done", "stage": "import", "data": {"version": "2.5.1+rocm6.2", "flavour": "rocm"}}')
+            say('{"event": "done", "stage": "enumerate", "data": {"devices": [{"index": 0, "name": "AMD Instinct MI300X", "arch": "gfx942", "memory_gib": NaN}]}}')
+            say('{"event": "done", "stage": "perf", "device": 0, "seconds": Infinity, "data": {"tflops": {"fp32": NaN, "fp16": Infinity, "bf16": -1e999}, "size": 8192}}')
+            say('{"event": "end", "elapsed": -Infinity}')
+            """
+        )
+    )
+    fake.chmod(0o755)
+    with deadline(20):
+        got = cli(["verify", "--python", str(fake), "--level", "quick", "--timeout", "5", "--json"])
+    got.no_traceback()
+    doc = _strict(got.out)
+    assert isinstance(doc, dict) and doc["schema"] == "rocmfix.verify/1"
