@@ -1,4 +1,5 @@
-"""A full disk during `rocmfix fix --apply` and `rocmfix undo`, as the kernel reports it.
+"""`rocmfix fix --apply` and `rocmfix undo` run as commands: a full disk, as the kernel
+reports it, and the round trip of a symlinked CRLF startup file.
 
 The command runs as a user runs it, in a child process (``python -m rocmfix``), with
 ``RLIMIT_FSIZE`` set in that child: every write past the limit fails with the kernel's
@@ -97,3 +98,32 @@ def test_an_undo_the_journal_could_not_record_is_recorded_by_the_next_undo(
     assert machine.bashrc.read_bytes() == small
     assert "applied" not in rocmfix(["history"]).stdout
     assert rocmfix(["undo", "--yes"]).returncode == 2  # nothing left to undo
+
+
+def test_a_symlinked_crlf_bashrc_round_trips_through_the_command(machine: Machine) -> None:
+    # A dotfile manager's link, CRLF lines, no newline at the end: `rocmfix fix --apply`
+    # writes through the link and `rocmfix undo` puts the target back byte for byte.
+    dotfiles = machine.home / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "bashrc"
+    target.write_bytes(ORIGINAL)
+    target.chmod(0o640)
+    machine.bashrc.symlink_to("dotfiles/bashrc")
+    applied = rocmfix(APPLY)
+    assert applied.returncode == 0, applied.stderr
+    assert machine.bashrc.is_symlink() and os.readlink(machine.bashrc) == "dotfiles/bashrc"
+    edited = target.read_bytes()
+    assert edited.startswith(ORIGINAL) and b"HSA_OVERRIDE_GFX_VERSION='10.3.0'\r\n" in edited
+    ((rid, event),) = journal_events(machine)[:1]
+    assert event == "begin" and journal_events(machine)[-1] == (rid, "applied")
+    backup = machine.state / "backups" / rid
+    assert (backup / "0.before").read_bytes() == ORIGINAL
+    assert (backup / "0.before").stat().st_mode & 0o777 == 0o600
+    assert rid in rocmfix(["history"]).stdout
+    undone = rocmfix(["undo", "--yes"])
+    assert undone.returncode == 0 and f"undone {rid}" in undone.stdout, undone.stderr
+    assert machine.bashrc.is_symlink() and os.readlink(machine.bashrc) == "dotfiles/bashrc"
+    assert target.read_bytes() == ORIGINAL
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["bashrc"]  # no temporary left
+    assert journal_events(machine)[-1] == (rid, "undone")
