@@ -13,6 +13,7 @@ import os
 import pty
 import select
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -123,3 +124,51 @@ def test_ctrl_c_mid_doctor_exits_at_once_and_ends_the_torch_probe(
     assert took < 5, f"took {took:.1f}s to stop after ^C (the probe's timeout is 60 s)"
     assert "Traceback" not in out and "interrupted" in out, out[-2000:]
     assert _gone(int(pidfile.read_text())), "the torch probe outlived rocmfix"
+
+
+def _hanging_probe(tmp_path: Path, pidfile: Path) -> Path:
+    probe = tmp_path / "python"
+    probe.write_text(
+        f"#!{sys.executable}\nimport os, time\n"
+        f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)\n"
+    )
+    probe.chmod(0o755)
+    return probe
+
+
+@pytest.mark.parametrize(
+    ("command", "sig"),
+    [("doctor", signal.SIGTERM), ("doctor", signal.SIGHUP), ("verify", signal.SIGTERM)],
+    ids=["doctor-SIGTERM", "doctor-SIGHUP", "verify-SIGTERM"],
+)
+def test_a_terminated_rocmfix_takes_its_children_with_it(
+    env: dict[str, str], tmp_path: Path, command: str, sig: signal.Signals
+) -> None:
+    # `timeout 60 rocmfix doctor`, srun's time limit, a closed ssh session: rocmfix gets
+    # SIGTERM or SIGHUP, not ^C. Its children sit in sessions of their own, so unless
+    # rocmfix ends them they run on (a GPU child keeps the GPU busy) after it is gone.
+    pidfile = Path(env["FAKE_HELPER_PIDFILE"])
+    if command == "doctor":
+        python = _hanging_probe(tmp_path, pidfile)
+        args = ["doctor", "--python", str(python), "--torch-timeout", "60", "--json"]
+    else:
+        args = ["verify", "--python", str(FAKES / "hang_with_helper"), "--timeout", "60"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rocmfix", *args],
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        child = _wait_for(pidfile, 20)
+        time.sleep(0.3)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + sig, (proc.returncode, err[-2000:])
+    assert b"Traceback" not in err, err[-2000:]
+    assert _gone(child), f"{command}'s child outlived rocmfix after {sig.name}"
