@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hostile_util import Machine
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -127,3 +129,55 @@ def test_a_symlinked_crlf_bashrc_round_trips_through_the_command(machine: Machin
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in dotfiles.iterdir()) == ["bashrc"]  # no temporary left
     assert journal_events(machine)[-1] == (rid, "undone")
+
+
+def _can_mount_privately() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    try:
+        probe = subprocess.run(
+            ["unshare", "-rm", "sh", "-c", "mount -t tmpfs none /mnt 2>/dev/null || exit 3"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount_privately(), reason="needs `unshare -rm` and mount rights")
+def test_a_startup_file_on_a_read_only_file_system_is_refused_before_anything(
+    machine: Machine, tmp_path: Path
+) -> None:
+    # home-manager links ~/.bashrc into /nix/store, a read-only mount; so does a
+    # read-only bind-mounted home in a container. Here: a private read-only tmpfs.
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    machine.bashrc.symlink_to(ro / "bashrc")
+    script = (
+        f'mount -t tmpfs -o size=1m none "{ro}" && printf "export A=1" > "{ro}/bashrc" '
+        f'&& mount -o remount,ro "{ro}" && exec "$@"'
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
+
+    def in_namespace(args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["unshare", "-rm", "sh", "-c", script, "sh", sys.executable, "-m", "rocmfix", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+
+    session = in_namespace(["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "--session"])
+    assert (
+        session.returncode == 0 and "HSA_OVERRIDE_GFX_VERSION" in session.stdout
+    )  # the hint works
+    done = in_namespace(APPLY)
+    one_line_refusal(done)
+    assert "read-only file system" in done.stderr.lower()
+    assert "--session" in done.stderr
+    assert "read-only (mode" not in done.stdout  # not a note about the file's own mode
+    assert not machine.state.exists()  # no journal, no backups: nothing was attempted
