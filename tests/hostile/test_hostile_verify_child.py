@@ -43,3 +43,24 @@ def test_non_finite_numbers_from_the_child_still_give_standard_json(tmp_path: Pa
     got.no_traceback()
     doc = _strict(got.out)
     assert isinstance(doc, dict) and doc["schema"] == "rocmfix.verify/1"
+
+
+def test_wrong_types_from_the_child_keep_the_schema_types(tmp_path: Path) -> None:
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        + textwrap.dedent(
+            """
+            import sys
+            def say(line): sys.stdout.write(line + "\\n"); sys.stdout.flush()
+            say('{"event": "done", "stage": "import", "data": {"version": 5, "flavour": ["rocm"], "hip": {"a": 1}, "cuda": 12}}')
+            say('{"event": "end", "elapsed": 0.1}')
+            """
+        )
+    )
+    fake.chmod(0o755)
+    got = cli(["verify", "--python", str(fake), "--level", "quick", "--timeout", "5", "--json"])
+    got.no_traceback()
+    torch = _strict(got.out)["torch"]  # type: ignore[index]
+    # rocmfix.verify/1: torch.hip and torch.cuda are a version string or null
+    assert all(torch[k] is None or isinstance(torch[k], str) for k in ("hip", "cuda")), torch
