@@ -181,3 +181,20 @@ def test_a_startup_file_on_a_read_only_file_system_is_refused_before_anything(
     assert "--session" in done.stderr
     assert "read-only (mode" not in done.stdout  # not a note about the file's own mode
     assert not machine.state.exists()  # no journal, no backups: nothing was attempted
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-dir", "empty-dir"])
+def test_a_full_disk_during_collect_leaves_no_partial_snapshot(
+    machine: Machine, tmp_path: Path, existing: bool
+) -> None:
+    out = tmp_path / "snap"
+    if existing:
+        out.mkdir()
+    done = rocmfix(["collect", "--out", str(out), "--no-torch", "--timeout", "5"], fsize=64)
+    one_line_refusal(done)
+    assert "cannot write snapshot" in done.stderr
+    # A half-written snapshot would be shared as if it were one; leave the place as it was.
+    if existing:
+        assert out.is_dir() and list(out.iterdir()) == []
+    else:
+        assert not out.exists()
