@@ -413,6 +413,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "后面的步骤已撤销;问题解决后请再运行 `rocmfix undo`",
         ),
         (
+            "nothing was changed; run `rocmfix undo` again once fixed",
+            "没有做任何更改;问题解决后请再运行 `rocmfix undo`",
+        ),
+        (
             "use upper-case letters, digits and _, e.g. HIP_VISIBLE_DEVICES",
             "请用大写字母、数字和 _,例如 HIP_VISIBLE_DEVICES",
         ),

@@ -198,3 +198,20 @@ def test_a_full_disk_during_collect_leaves_no_partial_snapshot(
         assert out.is_dir() and list(out.iterdir()) == []
     else:
         assert not out.exists()
+
+
+def test_a_full_disk_during_undo_changes_nothing_and_says_so(machine: Machine) -> None:
+    machine.bashrc.write_bytes(ORIGINAL)
+    assert rocmfix(APPLY).returncode == 0
+    applied = machine.bashrc.read_bytes()
+    rid = journal_events(machine)[0][0]
+    done = rocmfix(["undo", "--yes"], fsize=4096)  # the 56 KB original cannot be written back
+    one_line_refusal(done)
+    assert "File too large" in done.stderr
+    # One step, and it failed: no "later steps were undone" for steps that do not exist.
+    assert "nothing was changed" in done.stderr and "later steps" not in done.stderr
+    assert machine.bashrc.read_bytes() == applied  # no half-written startup file
+    assert sorted(p.name for p in machine.home.iterdir()) == [".bashrc"]  # no temporary left
+    assert journal_events(machine)[-1] == (rid, "applied")
+    assert rocmfix(["undo", "--yes"]).returncode == 0  # with room again
+    assert machine.bashrc.read_bytes() == ORIGINAL

@@ -217,14 +217,18 @@ def undo(
                 hint="pass --force to undo anyway (the newer copy is kept)",
             )
         keep = backup_dir(state, record.id)
-        for n, step in reversed(live):
+        for reversed_count, (n, step) in enumerate(reversed(live)):
             try:
                 _set_aside(step, keep / f"{n}.newer")
                 _reverse(step, runner)
             except OSError as err:
                 raise ActionError(
                     f"undo of {record.id} stopped at step {n + 1}: {err.strerror or err}",
-                    hint="later steps were undone; run `rocmfix undo` again once fixed",
+                    hint=(
+                        "later steps were undone; run `rocmfix undo` again once fixed"
+                        if reversed_count
+                        else "nothing was changed; run `rocmfix undo` again once fixed"
+                    ),
                 ) from None
         try:
             write_event(state, record.id, "undone")
