@@ -9,6 +9,7 @@ exactly where a full file system fails with ENOSPC. Nothing is patched in-proces
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import resource
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import pytest
 from hostile_util import Machine
+
+from rocmfix.actions import ActionError, apply_plan, fsops, plan_action, undo
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ORIGINAL = (
@@ -215,3 +218,33 @@ def test_a_full_disk_during_undo_changes_nothing_and_says_so(machine: Machine) -
     assert journal_events(machine)[-1] == (rid, "applied")
     assert rocmfix(["undo", "--yes"]).returncode == 0  # with room again
     assert machine.bashrc.read_bytes() == ORIGINAL
+
+
+def test_an_undo_cut_short_midway_is_finished_by_the_next_undo(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two moves; undo puts the user db back, then the disk fills while copying the kernel
+    # cache back (another file system). The next undo must finish the job, not call the
+    # restored user db "recreated since" and refuse (nor, with --force, trip over it).
+    cache = machine.home / ".cache" / "miopen"
+    (cache / "3.2.0").mkdir(parents=True)
+    (cache / "3.2.0" / "gfx1100.ukdb").write_bytes(b"kernels")
+    userdb = machine.home / ".config" / "miopen"
+    userdb.mkdir(parents=True)
+    (userdb / "gfx1100_48.HIP.3_2_0.udb").write_bytes(b"perf")
+    record = apply_plan(plan_action("clear-miopen-cache", {}, machine.ctx()))
+    real_move = fsops.move
+
+    def full_for_the_cache(src: str, dst: str) -> None:
+        if os.fspath(dst) == str(cache):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_move(src, dst)
+
+    monkeypatch.setattr(fsops, "move", full_for_the_cache)
+    with pytest.raises(ActionError, match="stopped at step 1"):
+        undo(record.id)
+    assert userdb.is_dir() and not cache.exists()
+    monkeypatch.setattr(fsops, "move", real_move)
+    assert undo(record.id).status == "undone"
+    assert (cache / "3.2.0" / "gfx1100.ukdb").read_bytes() == b"kernels"
+    assert (userdb / "gfx1100_48.HIP.3_2_0.udb").read_bytes() == b"perf"

@@ -204,10 +204,12 @@ def undo(
                     hint="free space in rocmfix's state directory",
                 ) from None
             return find_record(state, record.id)
+        # Incomplete: only the steps that took effect. Applied: not the steps an earlier
+        # undo, cut short (full disk), already reversed.
         live = [
             (n, s)
             for n, s in enumerate(record.steps)
-            if record.status != "incomplete" or _was_done(s)
+            if (_was_done(s) if record.status == "incomplete" else not _step_reversed(s))
         ]
         conflicts = _conflicts(tuple(s for _, s in live))
         if conflicts and not force:
@@ -282,21 +284,19 @@ def _already_reversed(steps: tuple[Step, ...]) -> bool:
     Only file edits and moves can be checked; a record with a command step is never
     assumed reversed.
     """
-    if not steps:
-        return False
-    for step in steps:
-        if isinstance(step, FileEdit):
-            try:
-                if _current(step.path) != step.before:
-                    return False
-            except ActionError:
-                return False
-        elif isinstance(step, Move):
-            if not os.path.lexists(step.src) or os.path.lexists(step.dst):
-                return False
-        else:
+    return bool(steps) and all(_step_reversed(s) for s in steps)
+
+
+def _step_reversed(step: Step) -> bool:
+    """Whether a file edit or move is back as it was before the fix (commands: never known)."""
+    if isinstance(step, FileEdit):
+        try:
+            return _current(step.path) == step.before
+        except ActionError:
             return False
-    return True
+    if isinstance(step, Move):
+        return os.path.lexists(step.src) and not os.path.lexists(step.dst)
+    return False
 
 
 def _was_done(step: Step) -> bool:
