@@ -64,3 +64,22 @@ def test_wrong_types_from_the_child_keep_the_schema_types(tmp_path: Path) -> Non
     torch = _strict(got.out)["torch"]  # type: ignore[index]
     # rocmfix.verify/1: torch.hip and torch.cuda are a version string or null
     assert all(torch[k] is None or isinstance(torch[k], str) for k in ("hip", "cuda")), torch
+
+
+def test_json_nested_past_the_recursion_limit_is_junk_not_a_traceback(tmp_path: Path) -> None:
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "sys.stdout.write('ROCMFIX-PROBE:' + '[' * 100000 + '\\n')\n"
+        'sys.stdout.write(\'{"event": "done", "stage": "import", "data": \' + \'[\' * 100000 + \'\\n\')\n'
+    )
+    fake.chmod(0o755)
+    with deadline(20):
+        got = cli(["verify", "--python", str(fake), "--level", "quick", "--timeout", "5", "--json"])
+    got.no_traceback()
+    assert _strict(got.out)["ok"] is False  # type: ignore[index]
+    with deadline(20):
+        doctor = cli(["doctor", "--python", str(fake), "--json", "--timeout", "5"])
+    doctor.no_traceback()
+    build = next(c for c in _strict(doctor.out)["checks"] if c["id"] == "torch-build")  # type: ignore[index]
+    assert "crashed" not in build["summary"], build  # bad probe output, not a broken check

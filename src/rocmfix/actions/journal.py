@@ -275,6 +275,8 @@ def _parse_line(line: bytes) -> tuple[dict[str, object] | None, str]:
         return None, "not UTF-8"
     except ValueError as err:
         return None, f"unreadable journal line ({getattr(err, 'msg', err)})"
+    except RecursionError:
+        return None, "unreadable journal line (nested too deeply)"
     if not isinstance(entry, dict):
         return None, "not a JSON object"
     if entry.get("event") not in _EVENTS:
