@@ -10,7 +10,7 @@ tuned for; the frozen side is never read.
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
-``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf``, ``bg-bv`` and ``bw-ce`` (the
+``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf``, ``bg-bv`` and ``bw-ce``, ``cf-cl`` (the
 newest rounds, each trained on every older round).
 Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
 and the silent misses: "none" answered while the right id was in the top 3.
@@ -38,6 +38,7 @@ SETS = {
     "at-bf": ("at", "bf"),
     "bg-bv": ("bg", "bv"),
     "bw-ce": ("bw", "ce"),
+    "cf-cl": ("cf", "cl"),
 }
 
 

@@ -54,10 +54,27 @@ def test_torch_build(text: str, build: str | None) -> None:
             "missing",
         ),
         ("/dev/kfd does not exist on the host", "missing"),
+        # told in prose: sudo needed, the group the prerequisites name, rocminfo's module line
+        ("Need to use sudo to run clinfo. Is this normal?", "denied"),
+        ("rocminfo fails but sudo rocminfo works", "denied"),
+        ("I am not a member of the render group", "denied"),
+        ("ROCk module is NOT loaded, possibly no GPU devices", "missing"),
+        # glibc's Chinese and German wording of ENOENT / EACCES, Chinese prose
+        ("ls: 无法访问 '/dev/kfd': 没有那个文件或目录", "missing"),
+        ("Unable to open /dev/kfd read-write: Keine Berechtigung", "denied"),
+        ("rocminfo 需要 sudo 才能运行", "denied"),
+        ("容器里没有 /dev/kfd", "missing"),
+        # a container started without the device nodes
+        (
+            "the container only passes --ipc host, so /dev/kfd and /dev/dri are not visible",
+            "missing",
+        ),
+        ("started the image without --device=/dev/kfd", "missing"),
         # near misses: a node named beside an unrelated error, or both states told
         ("checked /dev/kfd, then the model load failed: Permission denied on ~/.cache", None),
         ("/dev/kfd: No such file or directory, and /dev/dri/renderD128: Permission denied", None),
         ("sudo apt install rocm works", None),
+        ("added myself to the render group as the guide says; the model still fails", None),
     ],
 )
 def test_kfd_state(text: str, state: str | None) -> None:
@@ -72,6 +89,17 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("Radeon VII on ROCm 6.2", "old"),  # a product name the gfx table lists (gfx906)
         ("RX 9070 XT, ROCm 6.2.4", "newer"),
         ("Name: gfx1100 with ROCm 6.4.1", None),  # a current GPU under a ROCm that lists it
+        # product names as users write them: no "RX", no space before the suffix, an iGPU
+        ("My RX 590 stopped working after updating to ROCm 6.0", "old"),  # Polaris, 67df
+        ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0
+        ("RX9070XT, ROCm 6.3", "newer"),  # gfx1201, first listed in ROCm 6.4.1
+        ("a 780M laptop on ROCm 6.4", None),
+        # the ROCm a torch wheel was built with, from its tag
+        ("torch 2.5.1+rocm6.2 on an RX 9070 XT", "newer"),
+        ("torch 2.5.1+rocm6.2 from whl/rocm6.4 on an RX 9070 XT", None),  # two ROCm named
+        # a chip codename as lspci prints it
+        ("[AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X], ROCm 6.2", "old"),
+        ("my Hawaii card (R9 290X) and ROCm 5.7", "old"),
         # near misses: no GPU named, or GPUs that disagree
         ("ROCm 6.1 on my machine", None),
         ("gfx803 and gfx1100 in one box", None),
@@ -154,6 +182,65 @@ def test_a_missing_hip_symbol_version_is_a_version_mismatch() -> None:
         "hip-runtime-lib-missing": 0.6,
         "rocm-library-version-mismatch": 0.9,
     }
-    # near miss: a soname of another major alone decides nothing (the KB counts it as missing)
-    other = "torch 2.8.0+rocm7.0\nImportError: libamdhip64.so.6: cannot open shared object file"
-    assert family.read(other)[4] is None
+    # near misses: a soname of the same major as the ROCm in use, or with no ROCm named, is
+    # the library missing, not two releases meeting
+    same = "torch 2.5.1+rocm6.2\nImportError: libamdhip64.so.6: cannot open shared object file"
+    assert family.read(same)[4] is None
+    assert family.read("OSError: libamdhip64.so.6: cannot open shared object file")[4] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # glibc: the library loaded, a symbol its caller was linked against is not in it
+        (
+            "ImportError: /opt/rocm/lib/libMIOpen.so.1: undefined symbol: "
+            "_ZN5miopen10HipBuildOnC2Ev",
+            "mismatch",
+        ),
+        ("flash_attn_2_cuda.so: undefined symbol: hipGetDevicePropertiesR0600", "mismatch"),
+        # Windows: STATUS_ENTRYPOINT_NOT_FOUND naming a ROCm DLL
+        (
+            "The procedure entry point rocblas_gemm_ex3 could not be located in the dynamic"
+            " link library C:\\ollama\\lib\\hipblas.dll",
+            "mismatch",
+        ),
+        # one soname wanted, another major of the same library present
+        (
+            "Jax requires `librocm_smi64.so.6` but rocm 6.2.4 installs\n"
+            "librocm_smi64.so\nlibrocm_smi64.so.7\nlibrocm_smi64.so.7.3.60204",
+            "mismatch",
+        ),
+        # the HIP runtime of ROCm 6 wanted on a ROCm 7 system
+        (
+            "ROCm 7.0.2 installed\nImportError: libamdhip64.so.6: cannot open shared object file",
+            "mismatch",
+        ),
+        # near misses: a symbol of another project, a symbol merely containing "hip",
+        # one soname of one library, a DLL that is not ROCm's
+        ("libtorchvision.so: undefined symbol: _ZN3c1017RegisterOperators", None),
+        ("module.so: undefined symbol: ownership_table", None),
+        ("librocm_smi64.so.7: cannot open shared object file; ROCm 7.1", None),
+        (
+            "The procedure entry point inflateReset2 could not be located in the dynamic link"
+            " library zlib1.dll",
+            None,
+        ),
+    ],
+)
+def test_lib_state(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state
+
+
+def test_matcher_names_a_mismatch_where_the_soname_is_of_another_rocm(matcher: Matcher) -> None:
+    # libamdhip64.so.6 is ROCm 6's HIP runtime: on a ROCm 7 system the caller was built for
+    # another release, which the KB calls a version mismatch rather than a missing library.
+    missing = (
+        "ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory"
+    )
+    assert _order(matcher, "ROCm 7.1 is installed in /opt/rocm\n" + missing)[0] == (
+        "rocm-library-version-mismatch"
+    )
+    # near misses: nothing says which ROCm is installed, or it is ROCm 6 itself
+    assert _order(matcher, missing)[0] == "hip-runtime-lib-missing"
+    assert _order(matcher, "ROCm 6.2 is installed\n" + missing)[0] == "hip-runtime-lib-missing"

@@ -875,6 +875,8 @@ def gpu_from_name(text: str) -> Gpu | None:
 
     def norm(s: str) -> str:
         s = re.sub(r"\b(amd|radeon|instinct|graphics)\b", " ", s.lower())
+        # "7900XTX" / "6700xt" / "RX9070XT" as users write them = "7900 XTX" of the tables.
+        s = re.sub(r"(?<=[0-9])(?=[a-z])|(?<=\brx)(?=[0-9])", " ", s)
         return " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
 
     want = norm(raw)

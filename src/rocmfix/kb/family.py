@@ -31,12 +31,12 @@ Sources of the facts:
   unsupported-gpu-architecture means a GPU older than any current ROCm supports;
   rocm-too-old-for-gpu a GPU newer than the ROCm in use.
 
-* The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found":
-  the HIP runtime's symbols are versioned per release, and a binary asking for a
-  symbol version the loaded runtime lacks was built for another ROCm (the glibc
-  loader's "version `X' not found" means exactly that). A soname of another major
-  (libamdhip64.so.6 wanted, .so.7 installed) is not used: the KB counts it under
-  hip-runtime-lib-missing as well, so the text does not decide between the two.
+* The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found" and
+  "undefined symbol": libraries of two ROCm releases meeting. :func:`lib_state` reads the
+  loader's own words for that (see there: symbol versions, undefined symbols, Windows'
+  missing entry point, a soname of one major wanted where another is present or where the
+  text's ROCm is of another major). A bare "cannot open shared object file" stays
+  hip-runtime-lib-missing.
 
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
@@ -117,12 +117,32 @@ def torch_build(text: str) -> str | None:
 # What the tools print right after the node's name (ls/stat/ROCR/docker), or a plain statement.
 _KFD_MISSING = _rx.compile(
     r"/dev/kfd[`'\"]?:? ?(?::\s*(?i:no such file or directory)|(?:does not|doesn't) exist|(?:is )?(?:missing|absent|not present))|"
-    r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)"
+    r"(?i:\bthere(?:'s| is) no /dev/kfd\b|\bno /dev/kfd (?:device|node|file)\b)|"
+    # A container started without the node: docker/podman pass a host device only when asked
+    # (--device /dev/kfd, compose "devices:"), so the node is absent inside.
+    r"(?i:/dev/kfd (?:(?:and|or|&) /dev/dri )?(?:(?:is|are) )?(?:not (?:visible|passed|mounted|present|available|found)|"
+    r"isn't (?:visible|there|passed)|aren't (?:visible|passed))|"
+    r"\bwithout (?:the )?(?:--device[= ]?)/dev/kfd\b|\bno /dev/kfd (?:in|inside) the container\b)|"
+    # rocminfo when the amdgpu module (and with it KFD) is not loaded
+    r"ROCk module is NOT loaded|"
+    # ENOENT as glibc's zh_CN and de catalogues word it (po/zh_CN.po, po/de.po of
+    # https://sourceware.org/git/?p=glibc.git;a=tree;f=po), and Chinese prose
+    r"/dev/kfd[`'\"’]?\s?[:：]\s*(?:没有那个文件或目录|Datei oder Verzeichnis nicht gefunden)|"
+    r"/dev/kfd\s?(?:不存在|找不到)|没有\s?/dev/kfd"
 )
 _KFD_DENIED = _rx.compile(
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
     r"(?i:\b(?:only )?works (?:with|under|as) (?:sudo|root)\b|\bwith sudo it works\b|\bworks when run as root\b|"
-    r"\bneeds? (?:sudo|root) to (?:use|see|access) the gpu\b)"
+    r"\bneeds? (?:sudo|root) to (?:use|see|access) the gpu\b|"
+    # "need to use sudo to run clinfo", "`rocminfo` fails and `sudo rocminfo` works", "only as root"
+    r"\bneed(?:s|ed)? to (?:use|run (?:it|them|\S+) (?:with|as|under)) (?:sudo|root)\b|"
+    r"\bsudo [\w./-]+`? (?:which )?(?:works|runs fine|executes correctly|succeeds|is fine)\b|"
+    r"\bonly (?:works|runs) (?:with|as|under|when run as|when run with) (?:sudo|root)\b|"
+    # the cure named: not a member of the render/video group (ROCm's prerequisites)
+    r"\b(?:not|wasn't|isn't|am not|is not) (?:a )?(?:member of|in) the (?:render|video) group)|"
+    # EACCES in glibc's zh_CN and de catalogues; "only with sudo" in Chinese prose
+    r"/dev/(?:kfd|dri/renderD\d+)[`'\"’]?(?: read-write)?\s?[:：]\s*(?:权限不够|Keine Berechtigung)|"
+    r"(?:需要|要用|必须用?|只有用?|加上?)\s?sudo\s?(?:才能|才可以|才行|运行才)"
 )
 
 
@@ -138,13 +158,47 @@ def kfd_state(text: str) -> str | None:
 _ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
 
 
+_ROCM_TAG = _rx.compile(r"(?:\+|whl/(?:nightly/)?)rocm(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
 _GFX_WORD = _rx.compile(r"(?i:\bgfx\d{3,4}[0-9a-f]?\b)")
 # A GPU named by its product name, mapped to its gfx by the products the sourced gfx table
 # lists (compat.gpu_from_name): "RX 7600XT", "Radeon VII", "MI50", "Vega 64".
 _PRODUCT = _rx.compile(
     r"(?i:\b(RX) ?(\d{3,4})(?: ?(XTX|XT|GRE))?\b|\b(Radeon VII)\b|\b(Vega) ?(56|64)\b|"
-    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9]))"
+    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9])|"
+    # "Radeon 7800 XT", a bare "7900 XTX" / "6700xt" (the suffix makes it a card), "Radeon 780M",
+    # "Radeon 8060S" and the bare iGPU names of the APU rows (780M, 760M, 680M, 890M ...).
+    r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|\b([5-9]\d{2}0) ?(XTX|XT|GRE)\b|"
+    r"\b((?:[678][468]0|8[89]0)M)\b)"
 )
+
+
+# A GPU named by its chip's codename, as lspci and forum posts name it: "Ellesmere [Radeon RX
+# 470/480/570/580/590]", "Lexa PRO", "Polaris 10", "Hawaii", "Navi 22". The kernel's chip names
+# map to a gfx in rocmfix/data/pci-ids.yaml (amdgpu's pciidlist + LLVM's processor table);
+# pci.ids (https://github.com/pciutils/pciids/blob/master/pci.ids) names the Polaris chips
+# Ellesmere (Polaris 10), Baffin (Polaris 11) and Lexa (Polaris 12), and LLVM's AMDGPUUsage
+# gives Navi 21/22/23/24 as gfx1030/1031/1032/1034.
+_CODENAME = _rx.compile(
+    r"(?i:\b(Ellesmere|Baffin|Lexa|Polaris ?1[012]|Polaris|Fiji|Tonga|Hawaii|Tahiti|Pitcairn|"
+    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4])\b)"
+)
+_CODENAME_CHIP = {
+    "ellesmere": "polaris10",
+    "baffin": "polaris11",
+    "lexa": "polaris12",
+    "polaris": "polaris10",
+}
+_NAVI_GFX = {"navi21": "gfx1030", "navi22": "gfx1031", "navi23": "gfx1032", "navi24": "gfx1034"}
+
+
+def _codename_gfx(name: str) -> str | None:
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    key = name.lower().replace(" ", "")
+    if key in _NAVI_GFX:
+        return _NAVI_GFX[key]
+    chip = facts.chip_by_name(_CODENAME_CHIP.get(key, key))
+    return chip.gfx if chip is not None else None
 
 
 def gfx_age(text: str) -> str | None:
@@ -156,7 +210,7 @@ def gfx_age(text: str) -> str | None:
     None otherwise. (A current target is not thereby "not unsupported": the KB also
     names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
     """
-    if not (_GFX_WORD.search(text) or _PRODUCT.search(text)):
+    if not (_GFX_WORD.search(text) or _PRODUCT.search(text) or _CODENAME.search(text)):
         return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
 
@@ -166,9 +220,15 @@ def gfx_age(text: str) -> str | None:
         gpu = compat.gpu_from_name(name)
         if gpu is not None and gpu.bare not in gpus:
             gpus.append(gpu.bare)
+    for m in _CODENAME.finditer(text):
+        gfx = _codename_gfx(m.group(1))
+        if gfx is not None and gfx not in gpus:
+            gpus.append(gfx)
     if not gpus:
         return None
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
+    # a ROCm build of torch carries the ROCm it was built with in its tag or index name
+    versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
     if len(versions) == 1:
         (version,) = versions
         if any(facts.rocm_predates(version, g) for g in gpus):
@@ -179,11 +239,79 @@ def gfx_age(text: str) -> str | None:
 
 
 _HIP_SYMVER = _rx.compile(r"version `hip_\d+\.\d+' not found")
+# ROCm's shared libraries by the stem of their file name.
+_ROCM_LIB = (
+    r"(?:amdhip64|hsa-runtime64|hiprtc|amd_comgr|rocblas|hipblas(?:lt)?|rocsolver|hipsolver|"
+    r"rocsparse|hipsparse(?:lt)?|rocfft|hipfft|rocrand|hiprand|MIOpen|rccl|roctx64|roctracer64|"
+    r"rocprofiler\w*|rocm_smi64|amd_smi|torch_hip|c10_hip)"
+)
+# The loader found the library but not a symbol it was linked against: glibc's
+# "undefined symbol: X" naming a ROCm library or a HIP/HSA/rocBLAS/MIOpen/RCCL symbol, and
+# Windows' STATUS_ENTRYPOINT_NOT_FOUND (0xC0000139, "The procedure entry point X could not be
+# located in the dynamic link library Y",
+# https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-49e60bebca55)
+# naming a ROCm DLL. Either means a library from another ROCm release than the caller's.
+_UNDEF_SYMBOL = _rx.compile(
+    r"(?i:\blib" + _ROCM_LIB + r"[\w.-]*\.so[\d.]*: undefined symbol\b)|"
+    r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip[A-Z_]|hsa_|rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
+    r"(?i:entry point \S{1,80} could not be located in the dynamic link library [^\n]{0,160}?"
+    r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)"
+)
+# A ROCm library named by a versioned soname: "librocm_smi64.so.6".
+_SONAME = _rx.compile(r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)\b")
+_WANTED = _rx.compile(
+    r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)(?::? (?:cannot open shared object file|"
+    r"无法打开共享对象文件|Kann die Shared-Object-Datei nicht öffnen)|"
+    r"[^\n]{0,40}\b(?i:not found|is missing|required by))|"
+    r"(?i:\b(?:requires?|needs?|wants?|linked against|links against|looks? for)) [`'\"]?lib("
+    + _ROCM_LIB
+    + r")\.so\.(\d+)\b"
+)
 
 
 def lib_state(text: str) -> str | None:
-    """ "mismatch" when the loader says the HIP runtime lacks the symbol version asked for."""
-    return "mismatch" if _HIP_SYMVER.search(text) else None
+    """ "mismatch" when the text shows ROCm libraries of two releases meeting.
+
+    * the HIP runtime lacks the symbol version asked for (``version `hip_6.2' not found``);
+    * a ROCm library lacks a symbol its caller was linked against (``undefined symbol``,
+      Windows' "entry point ... could not be located");
+    * a ROCm library is wanted by one soname and the text shows the same library under
+      another major ("needs librocm_smi64.so.6", ``ls`` lists ``librocm_smi64.so.7``): the
+      dynamic loader looks a library up by the exact soname its caller recorded (DT_NEEDED,
+      ld.so(8), https://man7.org/linux/man-pages/man8/ld.so.8.html), and a library's soname
+      major changes only when its ABI breaks, so the caller was built against another release;
+    * ``libamdhip64.so.N`` is wanted while every ROCm release the text names (``ROCm 7.1``,
+      ``+rocm7.0``) is of another major: the HIP runtime's soname major follows the ROCm major
+      (packages libamdhip64-5 for ROCm 5.x, https://packages.debian.org/sid/libamdhip64-5;
+      libamdhip64.so.6 in rocm-hip 6.4.1,
+      https://packages.fedoraproject.org/pkgs/rocclr/rocm-hip/; libamdhip64-7 for ROCm 7.1,
+      https://packages.ubuntu.com/resolute/libamdhip64-7).
+
+    None otherwise: a plain "cannot open shared object file" with nothing else is the library
+    missing, not two releases meeting.
+    """
+    if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
+        return "mismatch"
+    if ".so." not in text:
+        return None
+    wanted = {
+        ((m.group(1) or m.group(3)).lower(), m.group(2) or m.group(4))
+        for m in _WANTED.finditer(text)
+    }
+    if not wanted:
+        return None
+    named: dict[str, set[str]] = {}
+    for m in _SONAME.finditer(text):
+        named.setdefault(m.group(1).lower(), set()).add(m.group(2))
+    if any(len(named.get(lib, ())) > 1 for lib, _ in wanted):
+        return "mismatch"
+    hip = {major for lib, major in wanted if lib == "amdhip64"}
+    if len(hip) == 1:
+        majors = {m.group(1).split(".")[0] for m in _ROCM_VERSION.finditer(text)}
+        majors |= {m.group(1).split(".")[0] for m in _ROCM_TAG.finditer(text)}
+        if majors and hip.isdisjoint(majors):
+            return "mismatch"
+    return None
 
 
 def names_amd(text: str) -> bool:
