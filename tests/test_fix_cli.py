@@ -398,3 +398,26 @@ def test_a_fix_has_the_same_number_in_kb_show_explain_and_fix_pick(
     assert "done by hand" in capsys.readouterr().err
     assert main(["fix", "test-numbered", "--kb", str(kb), "--apply", "-y", "--pick", "3"]) == 0
     assert "HSA_OVERRIDE_GFX_VERSION='10.3.0'" in (home / ".bashrc").read_text()
+
+
+def test_an_applied_fix_the_journal_could_not_close_says_so_and_undo_still_works(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rocmfix.actions import transaction
+
+    real = transaction.write_event
+
+    def full_disk_at_the_last_line(state, rid, event, **kw):  # noqa: ANN001, ANN003
+        if event == "applied":
+            raise OSError(28, "No space left on device")
+        return real(state, rid, event, **kw)
+
+    (home / ".bashrc").write_text("alias ll='ls -l'\n")
+    monkeypatch.setattr(transaction, "write_event", full_disk_at_the_last_line)
+    answer(monkeypatch, "y\n")
+    assert main(["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "--apply"]) == 0
+    err = capsys.readouterr().err
+    assert "could not record" in err and "rocmfix undo" in err, err
+    monkeypatch.setattr(transaction, "write_event", real)
+    assert main(["undo", "--yes"]) == 0
+    assert (home / ".bashrc").read_text() == "alias ll='ls -l'\n"
