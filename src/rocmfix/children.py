@@ -147,6 +147,11 @@ def stop_all() -> None:
     """
     global _STOPPING
     _STOPPING = True
+    end_live()
+
+
+def end_live() -> None:
+    """Kill every child :func:`run` is waiting on now, with all it left behind (quitting the app)."""
     for proc, pipes, tag in list(_LIVE.values()):
         reap(proc, pipes, scan=True, tag=tag)
 
