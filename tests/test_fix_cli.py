@@ -84,6 +84,20 @@ def test_fix_without_apply_shows_the_diff_and_changes_nothing(
     assert not (home / ".bashrc").exists() and not journal(home).exists()
 
 
+def test_the_preview_says_why_an_unchanged_last_line_is_in_the_diff(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The old last line had no newline; the new file gives it one. Without the marker
+    # the preview shows the user's own line removed and added again, identical.
+    (home / ".bashrc").write_bytes(b"alias ll='ls -l'\nexport KEEP=1")
+    assert main(["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    old = lines.index("  -export KEEP=1")
+    assert lines[old + 1] == "  \\ No newline at end of file"
+    assert lines[old + 2] == "  +export KEEP=1"
+    assert sum("No newline" in line for line in lines) == 1  # the new file ends with one
+
+
 def test_apply_asks_first_and_a_no_changes_nothing(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -314,7 +328,9 @@ def test_kb_show_json_names_its_schema(capsys: pytest.CaptureFixture[str]) -> No
 def test_forced_undo_says_where_the_later_edit_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     home = Path(os.environ["HOME"])
     assert main(["fix", "set-env", "MIOPEN_DEBUG_CONV_GEMM=1", "--apply", "-y"]) == 0
-    (rc,) = [p for p in home.glob(".*") if p.is_file() and b"MIOPEN_DEBUG_CONV_GEMM" in p.read_bytes()]
+    (rc,) = [
+        p for p in home.glob(".*") if p.is_file() and b"MIOPEN_DEBUG_CONV_GEMM" in p.read_bytes()
+    ]
     rc.write_text(rc.read_text() + "alias mine='echo kept'\n")
     capsys.readouterr()
     assert main(["undo", "--last", "--force", "-y"]) == 0
@@ -382,3 +398,26 @@ def test_a_fix_has_the_same_number_in_kb_show_explain_and_fix_pick(
     assert "done by hand" in capsys.readouterr().err
     assert main(["fix", "test-numbered", "--kb", str(kb), "--apply", "-y", "--pick", "3"]) == 0
     assert "HSA_OVERRIDE_GFX_VERSION='10.3.0'" in (home / ".bashrc").read_text()
+
+
+def test_an_applied_fix_the_journal_could_not_close_says_so_and_undo_still_works(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rocmfix.actions import transaction
+
+    real = transaction.write_event
+
+    def full_disk_at_the_last_line(state, rid, event, **kw):  # noqa: ANN001, ANN003
+        if event == "applied":
+            raise OSError(28, "No space left on device")
+        return real(state, rid, event, **kw)
+
+    (home / ".bashrc").write_text("alias ll='ls -l'\n")
+    monkeypatch.setattr(transaction, "write_event", full_disk_at_the_last_line)
+    answer(monkeypatch, "y\n")
+    assert main(["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "--apply"]) == 0
+    err = capsys.readouterr().err
+    assert "could not record" in err and "rocmfix undo" in err, err
+    monkeypatch.setattr(transaction, "write_event", real)
+    assert main(["undo", "--yes"]) == 0
+    assert (home / ".bashrc").read_text() == "alias ll='ls -l'\n"

@@ -243,9 +243,17 @@ class RocmfixApp(App[int]):
 
 
 def stop_children() -> None:
-    """Kill the child processes still running (verify child, probes): their results are moot."""
+    """Kill the child processes still running (verify child, probes): their results are moot.
+
+    ``children.end_live`` comes first: it also ends what a probe left outside its
+    session (found by the run's tag), which is no longer our descendant; done here
+    rather than in the threads waiting on the probes, which may not run before exit.
+    """
     import psutil
 
+    from rocmfix import children as running
+
+    running.end_live()
     try:
         children = psutil.Process().children(recursive=True)
     except psutil.Error:

@@ -6,13 +6,15 @@ close, which a grandchild that called ``setsid`` may hold forever. Here the
 parent reads both pipes itself: it keeps at most ``max_output`` bytes of each
 (the head, plus the last ``tail`` bytes, where a result line usually is),
 stops at the deadline, and then ends every process it can tie to the child:
-its process group, its session, and any process still holding one of its
-pipes (which is how a double-forked, ``setsid`` grandchild is found).
+its process group, its session, any process still holding one of its
+pipes, and any process whose environment carries the run's tag (which is how
+a double-forked, ``setsid`` grandchild that closed its output is found).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import selectors
 import signal
@@ -23,6 +25,8 @@ from dataclasses import dataclass
 
 OUTPUT_LIMIT = 8 * 1024 * 1024
 TAIL = 256 * 1024
+RUN_TAG = "ROCMFIX_CHILD_RUN"
+"""Environment variable marking every process one :func:`run` started, to find strays."""
 GRACE_S = 0.5
 """After the child exits, how long its pipes may stay open (a grandchild holding them)."""
 
@@ -69,12 +73,15 @@ def run(
     max_output: int = OUTPUT_LIMIT,
 ) -> Finished:
     """Run ``argv`` (no shell, stdin from /dev/null) in a new session. OSError if it cannot start."""
+    if _STOPPING:
+        raise OSError(errno.EINTR, "interrupted")
+    tag = os.urandom(8).hex()
     proc = subprocess.Popen(
         list(argv),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=dict(env) if env is not None else None,
+        env={**(os.environ if env is None else env), RUN_TAG: tag},
         start_new_session=True,
     )
     assert proc.stdout is not None and proc.stderr is not None
@@ -83,6 +90,7 @@ def run(
         proc.stderr.fileno(): _Sink(max_output, TAIL, bytearray(), bytearray()),
     }
     pipes = _pipe_ids(list(sinks))
+    _LIVE[proc.pid] = (proc, pipes, tag)
     deadline = time.monotonic() + timeout
     exited_at: float | None = None
     timed_out = False
@@ -115,13 +123,37 @@ def run(
     finally:
         still_open = bool(sel.get_map())
         sel.close()
-        reap(proc, pipes, scan=timed_out or still_open)
+        reap(proc, pipes, scan=timed_out or still_open, tag=tag)
+        _LIVE.pop(proc.pid, None)
         for stream in (proc.stdout, proc.stderr):
             with contextlib.suppress(OSError):
                 stream.close()
     code = None if timed_out else proc.returncode
     out, err = (s.value() for s in sinks.values())
     return Finished(code, out, err, timed_out)
+
+
+_LIVE: dict[int, tuple[subprocess.Popen[bytes], set[str], str]] = {}
+"""Children :func:`run` is waiting on right now (in any thread), by pid."""
+_STOPPING = False
+
+
+def stop_all() -> None:
+    """End every child :func:`run` still waits on, and refuse new ones (Ctrl-C).
+
+    The children live in sessions of their own, so the terminal's SIGINT never
+    reaches them; without this the threads waiting on them (the doctor's torch
+    probe) would hold the exit until their timeouts.
+    """
+    global _STOPPING
+    _STOPPING = True
+    end_live()
+
+
+def end_live() -> None:
+    """Kill every child :func:`run` is waiting on now, with all it left behind (quitting the app)."""
+    for proc, pipes, tag in list(_LIVE.values()):
+        reap(proc, pipes, scan=True, tag=tag)
 
 
 def _pipe_ids(fds: list[int]) -> set[str]:
@@ -133,8 +165,14 @@ def _pipe_ids(fds: list[int]) -> set[str]:
     return out
 
 
-def reap(proc: subprocess.Popen[bytes], pipes: set[str], scan: bool = True) -> None:
-    """Kill ``proc``'s group and, with ``scan``, its session and whoever holds ``pipes``."""
+def reap(
+    proc: subprocess.Popen[bytes], pipes: set[str], scan: bool = True, tag: str | None = None
+) -> None:
+    """Kill ``proc``'s group and, with ``scan``, its session and whoever holds ``pipes``.
+
+    With ``tag``, also every process whose environment carries ``RUN_TAG=tag``: a
+    helper that left the session and closed its output inherited that much.
+    """
     pid = proc.pid
     if proc.poll() is None:
         with contextlib.suppress(OSError):
@@ -144,11 +182,32 @@ def reap(proc: subprocess.Popen[bytes], pipes: set[str], scan: bool = True) -> N
     else:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # the group may outlive its leader
-    for other in _session_and_holders(pid, pipes) if scan else ():
+    others = _session_and_holders(pid, pipes) if scan else []
+    others += tagged(RUN_TAG, tag) if tag else []
+    for other in dict.fromkeys(others):
         with contextlib.suppress(OSError):
             os.kill(other, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
+
+
+def tagged(name: str, tag: str) -> list[int]:
+    """Pids of this user's processes whose environment holds ``name=tag``.
+
+    A helper that called setsid() or double-forked has left the child's process
+    group and tree, but it inherited the environment. Reads /proc (a few ms);
+    elsewhere there is nothing to scan.
+    """
+    needle = f"\0{name}={tag}\0".encode()
+    found = []
+    for pid in other_pids():
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if needle in b"\0" + fh.read() + b"\0":
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
 
 
 def other_pids() -> list[int]:

@@ -260,6 +260,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         (gc.enable if collecting else gc.disable)()  # as the caller had it (tests call main)
 
 
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived (``timeout``, srun's time limit, a closed ssh session)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_termination(signum: int, frame: object) -> None:
+    import _signal  # noqa: PLC0415 - already loaded: the interpreter's own
+
+    for sig in (_signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(sig, _signal.SIG_IGN)  # a second one must not cut the cleanup short
+    raise _Terminated(signum)
+
+
+def _catch_termination() -> None:
+    """Turn SIGTERM and SIGHUP into an exception, so children are ended on the way out.
+
+    Without it the default action kills rocmfix at once, and the probe or GPU child,
+    in a session of its own, runs on. A signal the caller ignores (``nohup``) stays ignored.
+    """
+    try:
+        import _signal  # noqa: PLC0415 - the C module: no enum import at start-up
+    except ImportError:
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(_signal, name, None)
+        if sig is not None and _signal.getsignal(sig) == _signal.SIG_DFL:
+            _signal.signal(sig, _on_termination)
+
+
 _ONE_SHOT: list[bool] = []
 """Set when a plain explain ran (see :func:`entry`)."""
 
@@ -272,7 +304,19 @@ def entry() -> int:
     the ranker made (~4 ms of a one-line explain), is skipped: exit handlers run and
     stdout and stderr are flushed first, as a normal exit does.
     """
-    code = main()
+    _catch_termination()
+    signalled = False
+    try:
+        code = main()
+    except _Terminated as stop:
+        # SIGTERM / SIGHUP: the finally blocks on the way out ended the verify child;
+        # exit as a shell expects from a process killed by that signal.
+        code, signalled = 128 + stop.signum, True
+    running = sys.modules.get("rocmfix.children")
+    if (signalled or code == ExitCode.INTERRUPTED) and running is not None:
+        # Ctrl-C or a signal: probes still wait in worker threads, which the exit would
+        # join; end their children (in sessions of their own, so no signal reached them).
+        running.stop_all()
     if _ONE_SHOT and "threading" not in sys.modules and "subprocess" not in sys.modules:
         import atexit  # noqa: PLC0415
 

@@ -91,7 +91,7 @@ def _objects(text: str) -> list[Any] | None:
             return out
         try:
             obj, i = decoder.raw_decode(text, i)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         out.append(obj)
 
@@ -101,7 +101,7 @@ def parse_text(text: str, path: Path) -> list[Node]:
     src, name = str(path), name_from_file(path)
     try:
         return [_named(json.loads(text), name, src)]
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the limit
         pass
     objs = _objects(text)
     if objs:
@@ -116,6 +116,8 @@ def parse_text(text: str, path: Path) -> list[Node]:
                 nodes.append(_named(json.loads(body), host, src))
             except ValueError as err:
                 nodes.append(Node(host, src, None, f"not JSON ({err.msg}, line {err.lineno})"))
+            except RecursionError:
+                nodes.append(Node(host, src, None, "not JSON (nested too deeply)"))
         return nodes
     return [Node(name, src, None, "not rocmfix doctor JSON")]
 

@@ -387,6 +387,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "fix or remove that file, or use --session to print the lines instead",
             "请修好或删除那个文件,或改用 --session 只打印这些行",
         ),
+        (
+            "change it where it is made (a dotfile manager), or use --session to print the lines instead",
+            "请在生成它的地方(dotfile 管理工具)修改,或改用 --session 只打印这些行",
+        ),
         ("`rocmfix install-plan` shows what fits these GPUs", "`rocmfix install-plan` 会列出适合这些 GPU 的版本"),
         (
             "add the line {end} where the block should end, or delete the block",
@@ -407,6 +411,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             "later steps were undone; run `rocmfix undo` again once fixed",
             "后面的步骤已撤销;问题解决后请再运行 `rocmfix undo`",
+        ),
+        (
+            "nothing was changed; run `rocmfix undo` again once fixed",
+            "没有做任何更改;问题解决后请再运行 `rocmfix undo`",
         ),
         (
             "use upper-case letters, digits and _, e.g. HIP_VISIBLE_DEVICES",

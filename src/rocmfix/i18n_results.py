@@ -871,6 +871,11 @@ PLAN: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
         ("nothing was changed.", "没有做任何更改。"),
         ("Apply these {n} change(s)?", "应用这 {n} 项更改?"),
         ("applied {id}; undo with: rocmfix undo {id2}", "已应用 {id};撤销:`rocmfix undo {id2}`"),
+        (
+            "note: the journal could not record that {id} finished (disk full?); "
+            "`rocmfix undo {id2}` still reverses it.",
+            "注意:日志没能记下 {id} 已完成(磁盘满了?);`rocmfix undo {id2}` 仍然可以撤销它。",
+        ),
         ("verify: recovered (the GPU test passes)", "验证:已恢复(GPU 测试通过)"),
         ("verify: not recovered ({why})", "验证:没有恢复({why})"),
         ("fix {n}: {action}", "修复 {n}:{action}"),

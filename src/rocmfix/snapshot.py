@@ -234,6 +234,9 @@ class SnapshotHost:
         meta = self.dir / "snapshot.json"
         try:
             data = json.loads(meta.read_text(encoding="utf-8"))
+        except RecursionError:
+            why = "JSON nested too deeply"  # json.loads gives up past the recursion limit
+            raise InputError(f"cannot read snapshot {meta}: {why}") from None
         except FileNotFoundError:
             raise InputError(
                 f"not a snapshot: {meta} does not exist",

@@ -211,7 +211,7 @@ def probe_torch(python: str, timeout: float = 30.0) -> TorchProbe:
         if line.startswith(_MARK):
             try:
                 data = json.loads(line[len(_MARK) :])
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past the limit
                 break
             if not isinstance(data, dict):
                 break

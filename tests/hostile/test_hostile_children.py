@@ -3,10 +3,14 @@ fork, flood and lie are reported within the timeout, in bounded memory, leaving 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import resource
+import signal
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +31,14 @@ def _fake(tmp_path: Path, name: str, body: str) -> Path:
 
 def _pids(tmp_path: Path) -> list[int]:
     return [int(p.read_text()) for p in tmp_path.glob("pid-*") if p.read_text().strip()]
+
+
+@pytest.fixture(autouse=True)
+def _no_sleeper_outlives_a_failed_test(tmp_path: Path) -> Iterator[None]:
+    yield
+    for pid in _pids(tmp_path):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _setsid_grandchild(tmp_path: Path, keep_stdout: bool) -> str:
@@ -112,8 +124,22 @@ def test_the_runner_reaps_double_forked_children(tmp_path: Path, keep_stdout: bo
         done = children.run([str(fake)], timeout=3)
     assert b"done" in done.stdout
     time.sleep(0.2)
-    if keep_stdout:  # a grandchild that kept our pipe is ours to end
-        assert not any(alive(p) for p in _pids(tmp_path))
+    # Whether it kept our pipe or closed it and left the session, it came from our child.
+    assert _pids(tmp_path) and not any(alive(p) for p in _pids(tmp_path))
+
+
+def test_doctor_leaves_no_detached_grandchild_of_the_probe(tmp_path: Path) -> None:
+    fake = _fake(
+        tmp_path,
+        "python",
+        _setsid_grandchild(tmp_path, keep_stdout=False)
+        + "print('ROCMFIX-PROBE:' + json.dumps({'flavour': 'missing'}))\n",
+    )
+    with deadline(25):
+        got = cli(["doctor", "--python", str(fake), "--json", "--timeout", "3"])
+    got.no_traceback()
+    time.sleep(0.2)
+    assert _pids(tmp_path) and not any(alive(p) for p in _pids(tmp_path))
 
 
 def test_a_child_ignoring_sigterm_is_killed_at_the_deadline(tmp_path: Path) -> None:

@@ -384,6 +384,45 @@ def test_a_paste_whose_end_marker_arrives_late_lands_and_the_keyboard_still_work
         assert term.exit_status() == 0
 
 
+def test_quitting_during_doctor_ends_a_probe_grandchild_that_left_its_session(
+    tmp_path: Path,
+) -> None:
+    import psutil
+
+    pidfile = tmp_path / "grandchild.pid"
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\nimport os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "        os.close(1); os.close(2)\n"
+        "        time.sleep(120)\n"
+        "    os._exit(0)\n"
+        "time.sleep(120)\n"
+    )
+    fake.chmod(0o755)
+    with app((100, 30), "--python", str(fake)) as term:
+        term.wait_ready(READY)
+        term.press("F3")
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text().strip()):
+            assert time.monotonic() < deadline, term.screen()
+            time.sleep(0.05)
+        grandchild = int(pidfile.read_text())
+        term.press("C-q")
+        assert term.exit_status() == 0
+    time.sleep(0.3)
+    try:
+        alive = psutil.Process(grandchild).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        alive = False
+    if alive:
+        os.kill(grandchild, signal.SIGKILL)
+    assert not alive, "the probe's detached grandchild outlived the app"
+
+
 def test_the_chinese_doctor_shows_whole_titles_and_chinese_results_at_80x24() -> None:
     with app((80, 24), "demo", env={"LANG": "zh_CN.UTF-8"}) as term:
         term.wait_ready("粘贴", timeout=60)

@@ -41,7 +41,12 @@ class FileEdit:
         new = self.after.decode("utf-8", "replace").splitlines(keepends=True)
         src = self.path if self.before is not None else "/dev/null"
         diff = difflib.unified_diff(old, new, src, self.path)
-        return "".join(line if line.endswith("\n") else line + "\n" for line in diff).rstrip("\n")
+        # As diff(1) does: a last line without a newline is marked, so a line that only
+        # gains its newline does not look like the user's text removed and added again.
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in diff
+        ).rstrip("\n")
 
 
 @dataclass(frozen=True)

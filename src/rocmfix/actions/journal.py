@@ -169,10 +169,20 @@ def write_begin(state: Path, plan: Plan) -> None:
             },
         )
     except OSError as err:
+        _discard_backups(folder)  # a half-written copy must not pass for a backup
         raise ActionError(
             f"cannot save backups in {state}: {err.strerror or err}; nothing was changed",
             hint="free some space there (or set XDG_STATE_HOME), then run the command again",
         ) from None
+
+
+def _discard_backups(folder: Path) -> None:
+    """Remove the backup folder of a plan whose begin line was never written."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+        os.rmdir(folder)
 
 
 def write_event(state: Path, record_id: str, event: str, **extra: object) -> None:
@@ -265,6 +275,8 @@ def _parse_line(line: bytes) -> tuple[dict[str, object] | None, str]:
         return None, "not UTF-8"
     except ValueError as err:
         return None, f"unreadable journal line ({getattr(err, 'msg', err)})"
+    except RecursionError:
+        return None, "unreadable journal line (nested too deeply)"
     if not isinstance(entry, dict):
         return None, "not a JSON object"
     if entry.get("event") not in _EVENTS:

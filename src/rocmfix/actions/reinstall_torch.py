@@ -116,7 +116,7 @@ def installed(python: str) -> dict[str, str]:
     try:
         assert got is not None and got[0] == 0
         rows = json.loads(got[1])
-    except (AssertionError, ValueError):
+    except (AssertionError, ValueError, RecursionError):
         raise ActionError(
             f"cannot list the packages of {python} with pip",
             hint="pass the interpreter of your training env with --python",

@@ -110,6 +110,12 @@ STARTUP_MAX = 512 * 1024 * 1024
 
 def read_startup_file(real: str, shown: str) -> bytes | None:
     """Content of the (resolved) startup file, None when absent; ActionError when unusable."""
+    if _on_read_only_fs(real):
+        why = "it is on a read-only file system"
+        raise ActionError(
+            f"cannot edit {shown}: {why}",
+            hint="change it where it is made (a dotfile manager), or use --session to print the lines instead",
+        )
     if not os.path.lexists(real):
         return None
     try:
@@ -119,6 +125,18 @@ def read_startup_file(real: str, shown: str) -> bytes | None:
             f"cannot edit {shown}: {safeio.describe(err)}",
             hint="fix or remove that file, or use --session to print the lines instead",
         ) from None
+
+
+def _on_read_only_fs(path: str) -> bool:
+    """Whether the directory that would hold ``path`` (or its nearest existing ancestor)
+    is mounted read-only: a write there fails whatever the file's own mode says."""
+    folder = os.path.dirname(path) or "."
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def device_notes(changes: Mapping[str, object], ctx: Context) -> tuple[str, ...]:

@@ -193,10 +193,23 @@ def undo(
             )
         if not record.undoable:
             raise ActionError(f"{record.id} ({record.action}) is {record.status}; nothing to undo")
+        if record.status == "applied" and _already_reversed(record.steps):
+            # An earlier undo put everything back but could not journal it (full disk,
+            # crash): record it now instead of calling the restored files "changed since".
+            try:
+                write_event(state, record.id, "undone", found_reversed=True)
+            except OSError as err:
+                raise ActionError(
+                    f"{record.id} was undone, but the journal could not record it ({err.strerror})",
+                    hint="free space in rocmfix's state directory",
+                ) from None
+            return find_record(state, record.id)
+        # Incomplete: only the steps that took effect. Applied: not the steps an earlier
+        # undo, cut short (full disk), already reversed.
         live = [
             (n, s)
             for n, s in enumerate(record.steps)
-            if record.status != "incomplete" or _was_done(s)
+            if (_was_done(s) if record.status == "incomplete" else not _step_reversed(s))
         ]
         conflicts = _conflicts(tuple(s for _, s in live))
         if conflicts and not force:
@@ -206,14 +219,18 @@ def undo(
                 hint="pass --force to undo anyway (the newer copy is kept)",
             )
         keep = backup_dir(state, record.id)
-        for n, step in reversed(live):
+        for reversed_count, (n, step) in enumerate(reversed(live)):
             try:
                 _set_aside(step, keep / f"{n}.newer")
                 _reverse(step, runner)
             except OSError as err:
                 raise ActionError(
                     f"undo of {record.id} stopped at step {n + 1}: {err.strerror or err}",
-                    hint="later steps were undone; run `rocmfix undo` again once fixed",
+                    hint=(
+                        "later steps were undone; run `rocmfix undo` again once fixed"
+                        if reversed_count
+                        else "nothing was changed; run `rocmfix undo` again once fixed"
+                    ),
                 ) from None
         try:
             write_event(state, record.id, "undone")
@@ -259,6 +276,27 @@ def _set_aside(step: Step, dest: Path) -> None:
             write_private(dest, now)
     elif isinstance(step, Move) and os.path.lexists(step.src) and os.path.lexists(step.dst):
         fsops.move(step.src, dest)
+
+
+def _already_reversed(steps: tuple[Step, ...]) -> bool:
+    """Whether every step of an applied record is back in its state before the fix.
+
+    Only file edits and moves can be checked; a record with a command step is never
+    assumed reversed.
+    """
+    return bool(steps) and all(_step_reversed(s) for s in steps)
+
+
+def _step_reversed(step: Step) -> bool:
+    """Whether a file edit or move is back as it was before the fix (commands: never known)."""
+    if isinstance(step, FileEdit):
+        try:
+            return _current(step.path) == step.before
+        except ActionError:
+            return False
+    if isinstance(step, Move):
+        return os.path.lexists(step.src) and not os.path.lexists(step.dst)
+    return False
 
 
 def _was_done(step: Step) -> bool:

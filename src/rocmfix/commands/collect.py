@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
             f"--out {out}: exists and is not an empty directory", hint="choose a new directory"
         )
     python = python_path(args.python) if args.python or not args.no_torch else sys.executable
+    made_out = not out.exists()
     rec = RecordingHost(LocalHost())
     results = probes.run_checks(
         rec, python=python, timeout=args.timeout, want_torch=not args.no_torch
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
             json.dumps(scrub_tree(report_json, doctor), indent=1) + "\n", encoding="utf-8"
         )
     except OSError as exc:
+        _discard_partial(out, made_out)  # half a snapshot must not be shared as one
         raise InputError(f"cannot write snapshot to {out}: {exc.strerror}") from None
     files = sum(1 for p in (out / "root").rglob("*") if p.is_file())
     if args.json:
@@ -90,3 +92,24 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"Replay it with: rocmfix doctor --snapshot {out}", file=sys.stderr)
     return 0
+
+
+def _discard_partial(out: Path, made_out: bool) -> None:
+    """Remove what a failed collect wrote: ``out`` itself when it made it, else its contents
+    (``--out`` was refused unless it was absent or an empty directory)."""
+    import contextlib  # noqa: PLC0415 - only on failure
+    import shutil  # noqa: PLC0415
+
+    if made_out:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    try:
+        entries = list(out.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                entry.unlink(missing_ok=True)

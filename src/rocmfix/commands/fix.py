@@ -256,6 +256,11 @@ def _apply(plan: Plan, args: argparse.Namespace, ctx: Context) -> int:
         _print_json([(1, plan.action, plan)], [], record.id)
     else:
         print(_words(f"applied {record.id}; undo with: rocmfix undo {record.id}"))
+    if record.status == "incomplete":  # the changes are made; only the journal's last line is missing
+        _say(
+            f"note: the journal could not record that {record.id} finished (disk full?); "
+            f"`rocmfix undo {record.id}` still reverses it."
+        )
     return _verify(ctx) if args.verify else int(ExitCode.OK)
 
 

@@ -118,8 +118,8 @@ class Accumulator:
             self.torch = TorchInfo(
                 version=str(data.get("version", "")),
                 flavour=str(data.get("flavour", "")),
-                hip=data.get("hip"),
-                cuda=data.get("cuda"),
+                hip=_version_or_none(data.get("hip")),
+                cuda=_version_or_none(data.get("cuda")),
             )
         elif stage == "enumerate" and ok:
             rows = data.get("devices")
@@ -408,3 +408,8 @@ def _index(value: Any) -> int:
     return (
         value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4096 else 0
     )
+
+
+def _version_or_none(value: object) -> str | None:
+    """A ``torch.version.hip``/``cuda`` string as the child sent it; anything else is None."""
+    return value if isinstance(value, str) and value else None

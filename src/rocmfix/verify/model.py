@@ -8,6 +8,7 @@ only, so they can cross threads and be rendered or serialised anywhere.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,7 +240,13 @@ class VerifyResult:
     """KB ids worth reading although nothing failed (e.g. a slow first convolution)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The ``rocmfix.verify/1`` object printed by ``rocmfix verify --json``."""
+        """The ``rocmfix.verify/1`` object printed by ``rocmfix verify --json``.
+
+        Standard JSON whatever the child sent: a NaN or infinite number is null.
+        """
+        return _finite(self._json())
+
+    def _json(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "ok": self.ok,
@@ -261,3 +268,14 @@ class VerifyResult:
             "env": dict(self.env),
             "kb_hints": list(self.kb_hints),
         }
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None (JSON has neither)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value

@@ -311,7 +311,7 @@ def _read_protocol(
             return None
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the limit
             event = None
         if isinstance(event, dict) and isinstance(event.get("event"), str):
             acc.feed(event)
