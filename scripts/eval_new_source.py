@@ -6,7 +6,7 @@ shipped decision (signatures as they are). That mimics a report from a source no
 tuned for; the frozen side is never read.
 
     PYTHONPATH=src python scripts/eval_new_source.py [--new ak-bf,aa-aj] [--cache DIR]
-        [--no-signature-weight W] [--alone A] [--monotone] [--json]
+        [--no-signature-weight W] [--alone A] [--monotone] [--stack-by thread|round] [--json]
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
@@ -74,16 +74,18 @@ def score(rows, probs, w, b, alone, decide=None):
     return tr.figures(stats), silent_top3, misses
 
 
-def ranker_scores(old, new, cache: Path | None):
-    """Out-of-fold probabilities of ``old`` and a ranker trained on ``old`` scoring ``new``."""
+def ranker_scores(old, new, cache: Path | None, stack_by: str = "thread"):
+    """Out-of-fold probabilities of ``old`` (folds grouped by ``stack_by``) and a ranker
+    trained on ``old`` scoring ``new``."""
     key = hashlib.sha256(
         repr((sorted(r["id"] for r in old), sorted(r["id"] for r in new))).encode()
     ).hexdigest()[:16]
-    path = cache / f"scores-{key}.pkl" if cache else None
+    tail = "" if stack_by == "thread" else f"-{stack_by}"
+    path = cache / f"scores-{key}{tail}.pkl" if cache else None
     if path is not None and path.exists():
         return pickle.loads(path.read_bytes())
     feats = [rk.features(r["region"]) for r in old]
-    oof, _ = tr.out_of_fold(old, feats, False)
+    oof, _ = tr.out_of_fold(old, feats, False, by=stack_by)
     space = tr.Space(feats)
     model = tr.fit_lr(space.matrix(feats), np.array([r["label"] for r in old]))
     p = tr.shipped_probs(model, space.matrix([rk.features(r["region"]) for r in new]))
@@ -98,7 +100,7 @@ def estimate(rows, name, args, cache):
     tune = [r for r in rows if r["side"] == TUNE]
     old = [r for r in tune if older(r["round"], first)]
     new = [r for r in tune if held(r["round"], first, last)]
-    oof, probs = ranker_scores(old, new, cache)
+    oof, probs = ranker_scores(old, new, cache, args.stack_by)
     signs = tr.MONOTONE_SIGNS if args.monotone else None
     w, b = tr.fit_combiner(old, oof, args.no_signature_weight, signs=signs)
     figs, silent, misses = score(new, probs, w, b, args.alone)
@@ -135,6 +137,13 @@ def main(argv=None) -> int:
     ap.add_argument("--alone", type=float, default=tr.RANKER_ALONE)
     ap.add_argument(
         "--monotone", action="store_true", help="fit the combiner with weights bounded in sign"
+    )
+    ap.add_argument(
+        "--stack-by",
+        choices=("thread", "round"),
+        default=tr.STACK_BY,
+        help="group the out-of-fold scores the combiner is fitted on by thread or by round"
+        f" (default {tr.STACK_BY}, as `kb train` does)",
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

@@ -135,3 +135,55 @@ def test_a_sign_bounded_combiner_keeps_every_weight_on_its_side() -> None:
     wb, bb = tr.fit_combiner(rows, probs, signs=tr.MONOTONE_SIGNS)
     grid = [score(wb, bb, p / 20) for p in range(1, 20)]
     assert grid == sorted(grid)
+
+
+def _leaky_rounds() -> tuple[list[dict], list[Counter]]:
+    """Ten collection rounds, each of one cause and with a word of its own (its source's
+    jargon), beside words every report shares: a ranker that has seen a round's other
+    reports recognises its word; one that has not can only guess."""
+    rows, feats = [], []
+    for k in range(10):
+        label = "abc"[k % 3]
+        for n in range(6):
+            rows.append({"label": label, "thread": f"t{k}-{n}", "round": f"heldout-r{k}"})
+            feats.append(Counter({f"w:source{k}": 2, "w:error": 1, "w:gpu": 1, f"w:x{n}": 1}))
+    return rows, feats
+
+
+def test_out_of_fold_scores_grouped_by_round_never_come_from_the_case_s_own_source() -> None:
+    pytest.importorskip("sklearn")
+    from rocmfix.kb import train as tr
+
+    rows, feats = _leaky_rounds()
+    by_thread, _ = tr.out_of_fold(rows, feats, False, by="thread")
+    by_round, _ = tr.out_of_fold(rows, feats, False, by="round")
+    right_thread = [p[r["label"]] for r, p in zip(rows, by_thread, strict=True)]
+    right_round = [p[r["label"]] for r, p in zip(rows, by_round, strict=True)]
+    # by thread, a case's round-mates taught the ranker its source word: over-confident
+    assert min(right_thread) > 0.6
+    # by round, the source word was never seen: the score is what a new source gets
+    assert max(right_round) < 0.5
+
+
+def test_the_artifact_records_how_its_combiner_was_stacked(
+    small_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sklearn")
+    from rocmfix.kb import train as tr
+
+    monkeypatch.setattr(tr, "STACK_BY", "round")
+    one = tmp_path / "one.bin"
+    assert main(["kb", "train", "--data", str(small_data), "--out", str(one)]) == 0
+    # one data file is one round: fewer rounds than folds, so by thread as before
+    assert rk.read_artifact(one).meta["stacked_by"] == "thread"
+    # the same reports as six rounds (files): the combiner learns on out-of-round scores
+    rounds = tmp_path / "rounds"
+    (rounds / "heldout").mkdir(parents=True)
+    lines = (small_data / "heldout" / "small.jsonl").read_text(encoding="utf-8").splitlines()
+    for k in range(6):
+        part = rounds / "heldout" / f"heldout-r{k}.jsonl"
+        part.write_text("".join(line + "\n" for line in lines[k::6]), encoding="utf-8")
+    (rounds / "split.json").write_bytes((small_data / "split.json").read_bytes())
+    six = tmp_path / "six.bin"
+    assert main(["kb", "train", "--data", str(rounds), "--out", str(six)]) == 0
+    assert rk.read_artifact(six).meta["stacked_by"] == "round"

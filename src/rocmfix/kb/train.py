@@ -227,6 +227,18 @@ def figures(stats):
     }
 
 
+STACK_BY = "thread"
+"""How the out-of-fold ranker scores that the combiner is fitted on are grouped.
+
+"thread" scores each tune case by a ranker that never saw its thread, but may have
+learned its same-source siblings from other threads of its round, so the combiner
+learns on scores more confident than a report from a new source gets. "round" holds
+out whole collection rounds (one source each), which is what the next report is to
+the shipped ranker. Measured in round 5 (docs/ranker.md): "round" gains two cases on
+the bg-bv yardstick and moves none on bw-ce and at-bf (one fewer on ak-bf), and with
+the shipped ranker it costs a few frozen cases (rounds a-z and ak-as below their
+floors), so the default stays "thread"; ``scripts/eval_new_source.py --stack-by``.
+"""
 COMBINER_C = 10.0  # L2 inverse strength of the combiner's fit
 MONOTONE_SIGNS = (1, 1, 1, -1, 1, 1, -1, 1, 1, -1, 1, 0)
 """Signs for a monotone combiner (``fit_combiner(..., signs=MONOTONE_SIGNS)``), in the
@@ -284,9 +296,16 @@ def fit_combiner(rows, probs, no_signature_weight: float = NO_SIGNATURE_WEIGHT, 
     return [round(float(w), 6) for w in fit.x[:d]], round(float(fit.x[d]), 6)
 
 
-def out_of_fold(rows, feats, compare: bool):
+def out_of_fold(rows, feats, compare: bool, by: str = "thread"):
+    """Out-of-fold ranker probabilities (and kNN's with ``compare``), GroupKFold by ``by``.
+
+    ``by="thread"`` keeps each thread in one fold (the ranker's own CV); ``by="round"``
+    keeps each collection round in one fold, so a case is scored by a ranker that never
+    saw its source: the scores a report from a new source gets, which the combiner and
+    its "none" decision are fitted on (``STACK_BY``).
+    """
     y = np.array([r["label"] for r in rows])
-    groups = np.array([r["thread"] for r in rows])
+    groups = np.array([r[by] for r in rows])
     oof: list[dict | None] = [None] * len(rows)
     oof_knn: list[dict | None] = [None] * len(rows)
     for tr, te in GroupKFold(n_splits=FOLDS).split(np.zeros(len(rows)), y, groups):
@@ -404,7 +423,11 @@ def train(
     feats = [rk.features(r["region"]) for r in tune]
     log(f"{len(rows)} cases, {len(tune)} on the tune side ({time.time() - t0:.0f}s)")
     oof, oof_knn = out_of_fold(tune, feats, compare)
-    report: dict = {"cv": {"folds": FOLDS, "grouped_by": "thread"}}
+    # the combiner's material: scores from rankers that never saw the case's source
+    # (with fewer rounds than folds, as in a small data folder, by thread as before)
+    by = STACK_BY if len({r[STACK_BY] for r in tune}) >= FOLDS else "thread"
+    stack = oof if by == "thread" else out_of_fold(tune, feats, False, by=by)[0]
+    report: dict = {"cv": {"folds": FOLDS, "grouped_by": "thread", "stacked_by": by}}
     report["cv"]["lr"] = ranker_only(tune, oof)
     if compare:
         report["cv"]["knn7"] = ranker_only(tune, oof_knn)
@@ -413,12 +436,12 @@ def train(
     groups = np.array([r["thread"] for r in tune])
     pooled: dict = {}
     for tr, te in GroupKFold(n_splits=FOLDS).split(np.zeros(len(tune)), y, groups):
-        w, b = fit_combiner([tune[i] for i in tr], [oof[i] for i in tr])
-        combined([tune[i] for i in te], [oof[i] for i in te], w, b, pooled)
+        w, b = fit_combiner([tune[i] for i in tr], [stack[i] for i in tr])
+        combined([tune[i] for i in te], [stack[i] for i in te], w, b, pooled)
     report["cv"]["combined"] = figures(pooled)
     if compare:
-        report["leave_rounds_out"] = leave_rounds_out(tune, feats, oof)
-    comb_w, comb_b = fit_combiner(tune, oof)
+        report["leave_rounds_out"] = leave_rounds_out(tune, feats, stack)
+    comb_w, comb_b = fit_combiner(tune, stack)
     log(json.dumps(report, indent=1))
 
     space = Space(feats)
@@ -441,6 +464,7 @@ def train(
             "C": C,
             "no_signature_weight": NO_SIGNATURE_WEIGHT,
             "ranker_alone": RANKER_ALONE,
+            "stacked_by": by,
         },
         "classes": classes,
         "bias": [round(float(b), 6) for b in model.intercept_],
