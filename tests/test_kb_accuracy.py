@@ -98,7 +98,16 @@ _ROUNDS_BW_CE = re.compile(r"^heldout/heldout-(?:b[w-z]|c[a-e])\.jsonl$")
 # labelled, 7 look-alikes): 0.143 / 1.000 / 0.857. With 7 of each, one case is 14 points:
 # the top-3 floor is set at 6 of 7, the others at what was measured.
 NEWER_FROZEN_FLOOR = {"top1": 0.14, "top3": 0.85, "unrelated_unmatched": 0.85}
-_ROUNDS_CF_ON = re.compile(r"^heldout/heldout-(?:c[f-z]|[d-z][a-z])\.jsonl$")
+_ROUNDS_CF_CL = re.compile(r"^heldout/heldout-c[f-l]\.jsonl$")
+
+# Rounds cm-cw (122 reports: 86 labelled, 36 look-alikes; collectors c7-c10 of session 8,
+# on branches of their own, merged after the session's code had landed) scored once with
+# the code at c68d390 (the session's end; the code at its start, f2f994a, gives the same
+# top-1 / top-3 / look-alikes): whole rounds top-1 0.453, top-3 0.698, look-alikes left
+# alone 0.806, confidence >= 0.5 right 0.726; their frozen side (44 cases, 31 labelled,
+# 13 look-alikes): 0.387 / 0.742 / 0.769, rounded down.
+NEWEST_CM_FROZEN_FLOOR = {"top1": 0.38, "top3": 0.74, "unrelated_unmatched": 0.76}
+_ROUNDS_CM_ON = re.compile(r"^heldout/heldout-(?:c[m-z]|[d-z][a-z])\.jsonl$")
 
 
 @pytest.fixture(scope="module")
@@ -127,9 +136,10 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
         (_ROUNDS_AT_BF, UNSCORED_FROZEN_FLOOR),
         (_ROUNDS_BG_BV, LATEST_FROZEN_FLOOR),
         (_ROUNDS_BW_CE, NEWEST_FROZEN_FLOOR),
-        (_ROUNDS_CF_ON, NEWER_FROZEN_FLOOR),
+        (_ROUNDS_CF_CL, NEWER_FROZEN_FLOOR),
+        (_ROUNDS_CM_ON, NEWEST_CM_FROZEN_FLOOR),
     ],
-    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-on"],
+    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-cl", "cm-on"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
