@@ -34,7 +34,11 @@ def rocmfix(args: list[str], fsize: int | None = None) -> subprocess.CompletedPr
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
+    # No bytecode from this child: under RLIMIT_FSIZE CPython's cache writer renames a
+    # short-written .pyc into place (it does not check the count), and every later
+    # import of that module in the checkout fails with "marshal data too short" (a
+    # fresh clone in CI has no __pycache__ yet).
+    env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run(
         [sys.executable, "-m", "rocmfix", *args],
         capture_output=True,
