@@ -114,6 +114,15 @@ def test_a_hang_in_the_all_reduce_points_at_rccl_before_a_gpu_hang() -> None:
     assert failure.kb_ids == ("distributed-rccl-failure", "gpu-hang-or-reset")
 
 
+def test_a_stall_while_importing_torch_is_not_called_a_gpu_hang() -> None:
+    failure = build_failure(
+        stage="import", kind=FailureKind.HANG, message="no progress", stderr_lines=[]
+    )
+    assert "gpu-hang-or-reset" not in failure.kb_ids
+    later = build_failure(stage="init", kind=FailureKind.HANG, message="no progress", stderr_lines=[])
+    assert "gpu-hang-or-reset" in later.kb_ids
+
+
 def test_a_crash_on_an_integrated_gpu_names_the_igpu_entry() -> None:
     igpu = DeviceResult(index=0, name="AMD Radeon 780M", arch="gfx1103")
     failure = build_failure(

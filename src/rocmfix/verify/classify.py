@@ -107,7 +107,12 @@ def kind_kb_ids(kind: FailureKind, stage: str, sig: str | None) -> tuple[str, ..
         ids.append("miopen-slow-first-run")  # MIOpen's first search can outlast the timeout
     if kind is FailureKind.CRASH and sig == "SIGSEGV":
         ids.append("segfault-at-gpu-init")
-    if kind is FailureKind.HANG:
+    if kind is FailureKind.HANG and stage != "import":
+        # `import torch` does not touch the GPU: torch.cuda (HIP on ROCm) "is lazily
+        # initialized, so you can always import it" (torch/cuda/__init__.py docstring;
+        # https://docs.pytorch.org/docs/stable/generated/torch.cuda.init.html: state is
+        # initialized on demand), so a stall there (a slow or network file system, a
+        # stuck import) is no GPU hang.
         ids.append("gpu-hang-or-reset")
     return tuple(ids)
 
