@@ -43,6 +43,14 @@ def test_non_finite_numbers_from_the_child_still_give_standard_json(tmp_path: Pa
     got.no_traceback()
     doc = _strict(got.out)
     assert isinstance(doc, dict) and doc["schema"] == "rocmfix.verify/1"
+    # a rate the child could not give is not a measured 0.0 TFLOPS
+    (device,) = doc["devices"]  # type: ignore[index]
+    assert device["tflops"] == {}, device
+    with deadline(20):
+        text = cli(["verify", "--python", str(fake), "--level", "quick", "--timeout", "5"])
+    text.no_traceback()
+    gpu_row = next(line for line in text.out.splitlines() if "MI300X" in line)
+    assert "0.0" not in gpu_row and "-" in gpu_row, text.out
 
 
 def test_wrong_types_from_the_child_keep_the_schema_types(tmp_path: Path) -> None:

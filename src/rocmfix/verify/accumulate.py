@@ -99,7 +99,9 @@ class Accumulator:
                 self.tested.append(dev)
         elif kind == "progress" and event.get("dtype") in DTYPES:
             dev = _index(event.get("device"))
-            self.tflops.setdefault(dev, {})[event["dtype"]] = _number(event.get("tflops"))
+            rate = _finite(event.get("tflops"))
+            if rate is not None:  # a rate the child could not give stays unshown ("-")
+                self.tflops.setdefault(dev, {})[event["dtype"]] = rate
         elif kind in ("done", "fail"):
             self._stage_finished(event, ok=kind == "done")
         elif kind == "end":
@@ -130,7 +132,9 @@ class Accumulator:
             dev = _index(event.get("device"))
             rates = data.get("tflops")
             rates = rates if isinstance(rates, dict) else {}
-            self.tflops[dev] = {str(k): _number(v) for k, v in rates.items() if k in DTYPES}
+            self.tflops[dev] = {
+                str(k): r for k, v in rates.items() if k in DTYPES and (r := _finite(v)) is not None
+            }
         elif stage == "conv" and isinstance(data.get("miopen"), dict):
             self.miopen = {str(k): v for k, v in list(data["miopen"].items())[:10]}
         device = event.get("device")
@@ -394,13 +398,21 @@ class Accumulator:
         )
 
 
-def _number(value: Any) -> float:
-    """A float from the child's JSON, 0.0 for anything that is not a finite number."""
+def _finite(value: Any) -> float | None:
+    """A float from the child's JSON; None for anything that is not a finite number."""
+    if isinstance(value, bool):
+        return None
     try:
         got = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return got if got == got and abs(got) != float("inf") else 0.0
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return got if got == got and abs(got) != float("inf") else None
+
+
+def _number(value: Any) -> float:
+    """A float from the child's JSON, 0.0 for anything that is not a finite number."""
+    got = _finite(value)
+    return 0.0 if got is None else got
 
 
 def _index(value: Any) -> int:
