@@ -10,8 +10,9 @@ tuned for; the frozen side is never read.
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
-``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf``, ``bg-bv`` and ``bw-ce``, ``cf-cl`` (the
-newest rounds, each trained on every older round).
+``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf``, ``bg-bv``, ``bw-ce``, ``cf-cl`` and
+``cm-cw`` (the newest rounds, each trained on every older round, or on the rounds older than
+``--train-before ROUND``).
 Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
 and the silent misses: "none" answered while the right id was in the top 3.
 Needs scikit-learn (the `train` dependency group).
@@ -39,6 +40,7 @@ SETS = {
     "bg-bv": ("bg", "bv"),
     "bw-ce": ("bw", "ce"),
     "cf-cl": ("cf", "cl"),
+    "cm-cw": ("cm", "cw"),
 }
 
 
@@ -98,7 +100,10 @@ def ranker_scores(old, new, cache: Path | None, stack_by: str = "thread"):
 def estimate(rows, name, args, cache):
     first, last = SETS[name]
     tune = [r for r in rows if r["side"] == TUNE]
-    old = [r for r in tune if older(r["round"], first)]
+    before = getattr(args, "train_before", None) or first
+    if round_key("heldout-" + before) > round_key("heldout-" + first):
+        raise SystemExit(f"--train-before {before}: later than the held-out set's first round {first}")
+    old = [r for r in tune if older(r["round"], before)]
     new = [r for r in tune if held(r["round"], first, last)]
     oof, probs = ranker_scores(old, new, cache, args.stack_by)
     signs = tr.MONOTONE_SIGNS if args.monotone else None
@@ -144,6 +149,12 @@ def main(argv=None) -> int:
         default=tr.STACK_BY,
         help="group the out-of-fold scores the combiner is fitted on by thread or by round"
         f" (default {tr.STACK_BY}, as `kb train` does)",
+    )
+    ap.add_argument(
+        "--train-before",
+        metavar="ROUND",
+        help="train only on rounds older than ROUND (default: the set's first round); e.g. "
+        "`--new cm-cw --train-before at` asks what the rounds at..cl add on cm..cw",
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
