@@ -201,18 +201,25 @@ def _codename_gfx(name: str) -> str | None:
     return chip.gfx if chip is not None else None
 
 
-def gfx_age(text: str) -> str | None:
-    """How the GPUs the text names stand against ROCm, when they all agree.
+# A build's own target list as build files, tools and apps state it: "supported targets: gfx1030,
+# gfx1100", "built for gfx1031", AMDGPU_TARGETS / GPU_TARGETS / PYTORCH_ROCM_ARCH (the CMake
+# and PyTorch variables that choose the targets a ROCm build compiles,
+# https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html,
+# https://github.com/pytorch/pytorch/blob/main/setup.py), clang's --offload-arch / -mcpu, torch's
+# get_arch_list(). Kernels exist for those targets only.
+_BUILD_LIST = _rx.compile(
+    r"(?i:(?:\bsupported (?:gpu )?targets?|\b(?:built|compiled) (?:only )?for|\bcode objects? (?:only )?for|"
+    r"\b(?:AMDGPU|GPU|HIP)_TARGETS|\bPYTORCH_ROCM_ARCH|\bHCC_AMDGPU_TARGETS?|--?offload-arch|-mcpu|"
+    r"\bget_arch_list\(\)|\barch list)"
+    r"[^\n\w]{0,6}(?:(?:is|are|only|of|to)\s*){0,2}[=:]?\s*[\"'`\[(]?)"
+    r"(gfx[0-9a-f]{3,4}(?:[\"'`\])]?\s*(?:[,;/|]|\s|\band\b|\bor\b)\s*[\"'`\[(]?gfx[0-9a-f]{3,4}\b)*)"
+)
 
-    The GPUs are the gfx targets the text names and the products it names that the
-    gfx table lists. "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
-    "newer": the one ROCm version the text names predates a named GPU's first listing.
-    None otherwise. (A current target is not thereby "not unsupported": the KB also
-    names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
-    """
-    if not (_GFX_WORD.search(text) or _PRODUCT.search(text) or _CODENAME.search(text)):
-        return None  # no GPU named: the tables (and their imports) stay off the cold path
-    from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
+
+def _named_gpus(text: str) -> list[str]:
+    """The gfx targets of the GPUs ``text`` names: gfx words, and the products and chip
+    codenames the sourced tables map to a gfx."""
+    from rocmfix import compat  # noqa: PLC0415 - tables load only when a family needs them
 
     gpus = [g.bare for g in compat.gpus_from_text(text)]
     for m in _PRODUCT.finditer(text):
@@ -224,17 +231,72 @@ def gfx_age(text: str) -> str | None:
         gfx = _codename_gfx(m.group(1))
         if gfx is not None and gfx not in gpus:
             gpus.append(gfx)
-    if not gpus:
+    return gpus
+
+
+def _build_lacks(text: str) -> bool | None:
+    """True when the text states a build's target list and names a GPU outside it; False when
+    the GPU it names is in that list; None when it states no list or names no other GPU."""
+    spans = [m.span(1) for m in _BUILD_LIST.finditer(text)]
+    if not spans:
         return None
+    listed = {g.lower() for a, b in spans for g in _GFX_WORD.findall(text[a:b])}
+    rest, at = [], 0
+    for a, b in spans:
+        rest.append(text[at:a])
+        at = b
+    rest.append(text[at:])
+    device = set(_named_gpus("\n".join(rest)))
+    if not device:
+        return None
+    return device.isdisjoint(listed)
+
+
+def gfx_age(text: str) -> str | None:
+    """How the GPUs the text names stand against ROCm and the build, when they all agree.
+
+    The GPUs are the gfx targets the text names and the products it names that the
+    gfx table lists.
+
+    * "newer": the one ROCm version the text names predates a named GPU's first listing
+      (or, for targets ROCm's matrices do not date, the oldest ROCm PyTorch's wheels build
+      them with);
+    * "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
+    * "unbuilt": the text states the build's target list and the GPU is not in it;
+    * "borrows": every one is a target ROCm never listed whose ISA a listed target covers
+      (gfx1031, gfx1032 ... with their 10.3.0 override): no build carries its own kernels;
+    * "listed": every ROCm version the text names lists every named GPU.
+
+    None otherwise. (A current target is not thereby "not unsupported": the KB also
+    names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
+    """
+    if not (_GFX_WORD.search(text) or _PRODUCT.search(text) or _CODENAME.search(text)):
+        return None  # no GPU named: the tables (and their imports) stay off the cold path
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    gpus = _named_gpus(text)
+    if not gpus:
+        # a line naming three targets or more is read as a list, not devices: the one GPU
+        # may sit beside the build's list on that line
+        return "unbuilt" if _build_lacks(text) else None
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
     # a ROCm build of torch carries the ROCm it was built with in its tag or index name
     versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
     if len(versions) == 1:
         (version,) = versions
-        if any(facts.rocm_predates(version, g) for g in gpus):
+        if any(
+            facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g)
+            for g in gpus
+        ):
             return "newer"
     if all(facts.gfx_unsupported(g) for g in gpus):
         return "old"
+    if _build_lacks(text):
+        return "unbuilt"
+    if all(facts.gfx_borrows_isa(g) for g in gpus):
+        return "borrows"
+    if versions and all(facts.rocm_predates(v, g) is False for v in versions for g in gpus):
+        return "listed"
     return None
 
 
@@ -372,6 +434,14 @@ def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
     elif age == "newer":
         _swap(out, ROCM_TOO_OLD, NO_BINARY)
         _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
+    elif age in ("unbuilt", "borrows"):
+        # the build lacks the GPU's kernels while ROCm's ISA covers it: the taxonomy's
+        # no-binary-for-gpu (a build that targets it, or an override to a compatible ISA)
+        _swap(out, NO_BINARY, ROCM_TOO_OLD)
+        _swap(out, NO_BINARY, TOO_OLD_GPU)
+    elif age == "listed" and ROCM_TOO_OLD in out:
+        # the ROCm the text names lists the GPU, so the GPU is not newer than it
+        out[ROCM_TOO_OLD] = min(out[ROCM_TOO_OLD], 0.45)
     return out
 
 
