@@ -388,3 +388,18 @@ def gfx_unsupported(gfx: str) -> bool:
     if info is None:
         return gfx_outside_table(gfx) == "older"
     return info.support in ("unsupported", "deprecated", "removed")
+
+
+def gfx_below_supported(gfx: str) -> bool:
+    """True for a gfx the table has no row for that is older than every target the table marks
+    supported (gfx902 Raven, gfx904 Vega 12: holes below gfx908, the oldest target current ROCm
+    lists); False for a target with a row or a newer one."""
+    if gfx_info(gfx) is not None:
+        return False
+    key = _gfx_key(gfx)
+    supported = [
+        k
+        for k in (_gfx_key(t.gfx) for t in gfx_targets().values() if t.support == "supported")
+        if k
+    ]
+    return key is not None and bool(supported) and key < min(supported)

@@ -285,11 +285,10 @@ def gfx_age(text: str) -> str | None:
     if len(versions) == 1:
         (version,) = versions
         if any(
-            facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g)
-            for g in gpus
+            facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g) for g in gpus
         ):
             return "newer"
-    if all(facts.gfx_unsupported(g) for g in gpus):
+    if all(facts.gfx_unsupported(g) or facts.gfx_below_supported(g) for g in gpus):
         return "old"
     if _build_lacks(text):
         return "unbuilt"
