@@ -144,6 +144,16 @@ def test_reorder_swaps_only_the_family_pair() -> None:
 def test_reorder_brings_in_the_member_the_fact_names() -> None:
     out = family.reorder({"no-binary-for-gpu": 0.8}, (None, None, "old"))
     assert out == {"unsupported-gpu-architecture": 0.8, "no-binary-for-gpu": 0.3}
+    # before the learned ranker nothing is brought in (it would reach the ranker as a weak
+    # signature score, read as evidence against that member); scored members still trade
+    assert family.reorder({"no-binary-for-gpu": 0.8}, (None, None, "old"), bring_in=False) == {
+        "no-binary-for-gpu": 0.8
+    }
+    conf = {"no-binary-for-gpu": 0.8, "unsupported-gpu-architecture": 0.2}
+    assert family.reorder(conf, (None, None, "old"), bring_in=False) == {
+        "no-binary-for-gpu": 0.2,
+        "unsupported-gpu-architecture": 0.8,
+    }
 
 
 def test_reorder_by_the_build_and_by_a_rocm_that_lists_the_gpu() -> None:

@@ -393,26 +393,34 @@ def read(text: str) -> Facts:
     return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
 
 
-def _swap(conf: dict[str, float], want: str, other: str) -> None:
+def _swap(conf: dict[str, float], want: str, other: str, bring_in: bool = True) -> None:
     """Where ``other`` outranks ``want``, the two trade confidences (nothing else moves);
-    a ``want`` nothing had scored takes ``other``'s place and ``other`` drops to 0.3 at most."""
+    a ``want`` nothing had scored takes ``other``'s place and ``other`` drops to 0.3 at most
+    (unless :func:`reorder` was told not to bring members in)."""
     o = conf.get(other)
     w = conf.get(want)
-    if o is None or (w is not None and w >= o):
+    if o is None or (w is not None and w >= o) or (w is None and not bring_in):
         return
     conf[want] = o
     conf[other] = w if w is not None else min(o, 0.3)
 
 
-def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
-    """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
+def reorder(
+    conf: Mapping[str, float], facts: Facts | None, *, bring_in: bool = True
+) -> dict[str, float]:
+    """``conf`` (entry id -> confidence) with family members reordered by ``facts``;
+    ``bring_in=False``: only members ``conf`` already holds trade places."""
     out = dict(conf)
     if not facts:
         return out
+
+    def swap(want: str, other: str) -> None:
+        _swap(out, want, other, bring_in)
+
     build, kfd, age = facts[:3]
     amd = facts[3] if len(facts) > 3 else None
     if len(facts) > 4 and facts[4] == "mismatch":
-        _swap(out, LIB_MISMATCH, LIB_MISSING)
+        swap(LIB_MISMATCH, LIB_MISSING)
     if build == "cuda" and amd is False:
         # A CUDA torch in a text with no sign of an AMD GPU: an NVIDIA (or no-GPU) machine,
         # where neither build cause is ours to name (the taxonomy: "on an AMD machine").
@@ -420,24 +428,24 @@ def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
             if e in out:
                 out[e] = min(out[e], 0.45)
     elif build == "cuda":
-        _swap(out, CUDA_BUILD, CPU_BUILD)
+        swap(CUDA_BUILD, CPU_BUILD)
     elif build == "cpu":
-        _swap(out, CPU_BUILD, CUDA_BUILD)
+        swap(CPU_BUILD, CUDA_BUILD)
     if kfd == "missing":
-        _swap(out, KFD_MISSING, KFD_DENIED)
+        swap(KFD_MISSING, KFD_DENIED)
     elif kfd == "denied":
-        _swap(out, KFD_DENIED, KFD_MISSING)
+        swap(KFD_DENIED, KFD_MISSING)
     if age == "old":
-        _swap(out, TOO_OLD_GPU, NO_BINARY)
-        _swap(out, TOO_OLD_GPU, ROCM_TOO_OLD)
+        swap(TOO_OLD_GPU, NO_BINARY)
+        swap(TOO_OLD_GPU, ROCM_TOO_OLD)
     elif age == "newer":
-        _swap(out, ROCM_TOO_OLD, NO_BINARY)
-        _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
+        swap(ROCM_TOO_OLD, NO_BINARY)
+        swap(ROCM_TOO_OLD, TOO_OLD_GPU)
     elif age in ("unbuilt", "borrows"):
         # the build lacks the GPU's kernels while ROCm's ISA covers it: the taxonomy's
         # no-binary-for-gpu (a build that targets it, or an override to a compatible ISA)
-        _swap(out, NO_BINARY, ROCM_TOO_OLD)
-        _swap(out, NO_BINARY, TOO_OLD_GPU)
+        swap(NO_BINARY, ROCM_TOO_OLD)
+        swap(NO_BINARY, TOO_OLD_GPU)
     elif age == "listed" and ROCM_TOO_OLD in out:
         # the ROCm the text names lists the GPU, so the GPU is not newer than it
         out[ROCM_TOO_OLD] = min(out[ROCM_TOO_OLD], 0.45)
@@ -463,12 +471,19 @@ def decide(
     scored: Sequence[Match],
     facts: Facts | None,
     entries: Mapping[str, Entry],
+    *,
+    bring_in: bool = True,
 ) -> list[Match]:
-    """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`)."""
+    """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`).
+
+    ``bring_in=False`` reorders only the members already scored: before the learned ranker,
+    a member the facts bring in would reach it as a weak signature score, which the ranker
+    reads as evidence against that member (it brings the member in itself where the text
+    resembles it, and the pass after it brings in what is still missing)."""
     if not facts or not any(m.entry.id in FAMILY_IDS for m in scored):
         return list(scored)
     before = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
-    after = reorder(before, facts)
+    after = reorder(before, facts, bring_in=bring_in)
     out = []
     for m in scored:
         if m.entry.id in before and after[m.entry.id] != m.confidence:
