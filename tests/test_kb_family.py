@@ -103,6 +103,9 @@ def test_kfd_state(text: str, state: str | None) -> None:
         # a chip codename as lspci prints it
         ("[AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X], ROCm 6.2", "old"),
         ("my Hawaii card (R9 290X) and ROCm 5.7", "old"),
+        # a Polaris workstation card (pci.ids 67c7, amdgpu's Polaris10)
+        ("2x AMD Radeon (TM) Pro WX 5100 Graphics", "old"),
+        ("Radeon Pro WX 9100", None),  # a WX the table does not list stays unread
         # Strix Halo under a ROCm older than any PyTorch wheel builds gfx1151 with (7.0, #167299)
         ("AMD RYZEN AI MAX+ 395 w/ Radeon 8060S\n### ROCm Version\nrocm6.4", "newer"),
         ("Radeon 8060S on ROCm 7.1", None),

@@ -168,7 +168,9 @@ _PRODUCT = _rx.compile(
     # "Radeon 7800 XT", a bare "7900 XTX" / "6700xt" (the suffix makes it a card), "Radeon 780M",
     # "Radeon 8060S" and the bare iGPU names of the APU rows (780M, 760M, 680M, 890M ...).
     r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|\b([5-9]\d{2}0) ?(XTX|XT|GRE)\b|"
-    r"\b((?:[678][468]0|8[89]0)M)\b)"
+    r"\b((?:[678][468]0|8[89]0)M)\b|"
+    # the Radeon Pro WX workstation cards ("Radeon (TM) Pro WX 5100 Graphics")
+    r"\b(WX) ?(\d{4})\b)"
 )
 
 
