@@ -118,6 +118,16 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("the packaged kernels are built for gfx1031 only; my card is gfx1030", "unbuilt"),
         ("torch.cuda.get_arch_list(): ['gfx900', 'gfx906', 'gfx1030']\nName: gfx1032", "unbuilt"),
         ("PYTORCH_ROCM_ARCH=gfx1100 python setup.py develop on an RX 7900 XTX", None),  # in it
+        # tensorflow-rocm's list: gfx1032 beside gfx1030 is a target the build left out ...
+        (
+            "with AMDGPU version : gfx1032. The supported AMDGPU versions are gfx900, gfx906, gfx1030.",
+            "unbuilt",
+        ),
+        # ... while a list with nothing of the GPU's generation may predate it: not decided here
+        (
+            "with AMDGPU version : gfx1100. The supported AMDGPU versions are gfx1030, gfx900, gfx906.",
+            None,
+        ),
         # a target ROCm never listed whose ISA gfx1030's covers (the 10.3.0 override)
         ("RX 6600 XT (gfx1032): hipErrorNoBinaryForGpu", "borrows"),
         ("RX 6700 XT, HIP error: invalid device function", "borrows"),

@@ -208,9 +208,11 @@ def _codename_gfx(name: str) -> str | None:
 # and PyTorch variables that choose the targets a ROCm build compiles,
 # https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html,
 # https://github.com/pytorch/pytorch/blob/main/setup.py), clang's --offload-arch / -mcpu, torch's
-# get_arch_list(). Kernels exist for those targets only.
+# get_arch_list(), tensorflow-rocm's "The supported AMDGPU versions are ..." (gpu_device.cc).
+# Kernels exist for those targets only.
 _BUILD_LIST = _rx.compile(
-    r"(?i:(?:\bsupported (?:gpu )?targets?|\b(?:built|compiled) (?:only )?for|\bcode objects? (?:only )?for|"
+    r"(?i:(?:\bsupported (?:gpu )?targets?|\bsupported AMDGPU versions are|"
+    r"\b(?:built|compiled) (?:only )?for|\bcode objects? (?:only )?for|"
     r"\b(?:AMDGPU|GPU|HIP)_TARGETS|\bPYTORCH_ROCM_ARCH|\bHCC_AMDGPU_TARGETS?|--?offload-arch|-mcpu|"
     r"\bget_arch_list\(\)|\barch list)"
     r"[^\n\w]{0,6}(?:(?:is|are|only|of|to)\s*){0,2}[=:]?\s*[\"'`\[(]?)"
@@ -236,9 +238,16 @@ def _named_gpus(text: str) -> list[str]:
     return gpus
 
 
+def _generation(gfx: str) -> str:
+    """The gfx major the ISA generation goes by: gfx9 (gfx906, gfx90a), gfx10, gfx11, gfx12."""
+    return gfx.lower().removeprefix("gfx")[:-2]
+
+
 def _build_lacks(text: str) -> bool | None:
-    """True when the text states a build's target list and names a GPU outside it; False when
-    the GPU it names is in that list; None when it states no list or names no other GPU."""
+    """True when the text states a build's target list that holds targets of the named GPU's
+    generation but not the GPU's own; False when the GPU is in the list; None when the text
+    states no list, names no other GPU, or the list has nothing of that generation (then the
+    build may predate the GPU's whole generation, which is rocm-too-old-for-gpu's case)."""
     spans = [m.span(1) for m in _BUILD_LIST.finditer(text)]
     if not spans:
         return None
@@ -251,7 +260,10 @@ def _build_lacks(text: str) -> bool | None:
     device = set(_named_gpus("\n".join(rest)))
     if not device:
         return None
-    return device.isdisjoint(listed)
+    if not device.isdisjoint(listed):
+        return False
+    generations = {_generation(g) for g in listed}
+    return True if all(_generation(g) in generations for g in device) else None
 
 
 def gfx_age(text: str) -> str | None:
