@@ -92,6 +92,7 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("Name: gfx1100 with ROCm 6.4.1", "listed"),
         ("GPU: AMD Radeon RX 9070 XT\nROCm Version: ROCm 7.2.1", "listed"),
         ("RX 9070 XT, tried ROCm 7.2.1 and ROCm 6.2", None),  # one of them predates it
+        ("ROCm 5.5 on an RX 7900 XTX; rocminfo says ROCm 5.5.0", "newer"),  # one release, twice
         # product names as users write them: no "RX", no space before the suffix, an iGPU
         ("My RX 590 stopped working after updating to ROCm 6.0", "old"),  # Polaris, 67df
         ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0

@@ -296,6 +296,8 @@ def gfx_age(text: str) -> str | None:
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
     # a ROCm build of torch carries the ROCm it was built with in its tag or index name
     versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
+    # "5.5" and "5.5.0" name one release
+    versions = set({facts.version_key(v): v for v in sorted(versions)}.values())
     if len(versions) == 1:
         (version,) = versions
         if any(
