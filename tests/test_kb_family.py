@@ -93,6 +93,11 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("GPU: AMD Radeon RX 9070 XT\nROCm Version: ROCm 7.2.1", "listed"),
         ("RX 9070 XT, tried ROCm 7.2.1 and ROCm 6.2", None),  # one of them predates it
         ("ROCm 5.5 on an RX 7900 XTX; rocminfo says ROCm 5.5.0", "newer"),  # one release, twice
+        # a generation named instead of a card: RDNA3's first listing is gfx1100's (6.0.0)
+        ("Torch unable to use RDNA3 Card ... --extra-index-url .../whl/rocm5.2", "newer"),
+        ("an RDNA 4 card with ROCm 6.3", "newer"),
+        ("RDNA3 card on ROCm 6.2", None),  # RDNA3 cards are listed from 6.0.0
+        ("RDNA3.5 laptop on ROCm 6.2", None),  # not RDNA3
         # product names as users write them: no "RX", no space before the suffix, an iGPU
         ("My RX 590 stopped working after updating to ROCm 6.0", "old"),  # Polaris, 67df
         ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0

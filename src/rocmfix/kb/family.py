@@ -266,6 +266,25 @@ def _build_lacks(text: str) -> bool | None:
     return True if all(_generation(g) in generations for g in device) else None
 
 
+# A GPU named by its generation only: "RDNA3 card", "RDNA 4". The gfx table gives each target's
+# family (RDNA3: gfx1100/1101/1102/1103; RDNA3.5 is its own; RDNA4: gfx1200/1201).
+_GENERATION = _rx.compile(r"(?i:\bRDNA ?([34])\b(?!\.\d))")
+
+
+def _generation_predates(version: str, gen: str) -> bool:
+    """Whether ROCm ``version`` is older than the first listing of every target of the RDNA
+    generation ``gen`` that has one (the earliest RDNA3 listing is gfx1100's)."""
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    have = facts.version_key(version)
+    firsts = [
+        facts.version_key(t.first_listed)
+        for t in facts.gfx_targets().values()
+        if t.first_listed and t.family.startswith(f"RDNA{gen} (")
+    ]
+    return have is not None and bool(firsts) and all(have < f for f in firsts if f)
+
+
 def gfx_age(text: str) -> str | None:
     """How the GPUs the text names stand against ROCm and the build, when they all agree.
 
@@ -274,7 +293,7 @@ def gfx_age(text: str) -> str | None:
 
     * "newer": the one ROCm version the text names predates a named GPU's first listing
       (or, for targets ROCm's matrices do not date, the oldest ROCm PyTorch's wheels build
-      them with);
+      them with), or every listing of the RDNA generation the text names;
     * "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
     * "unbuilt": the text states the build's target list and the GPU is not in it;
     * "borrows": every one is a target ROCm never listed whose ISA a listed target covers
@@ -284,15 +303,16 @@ def gfx_age(text: str) -> str | None:
     None otherwise. (A current target is not thereby "not unsupported": the KB also
     names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
     """
-    if not (_GFX_WORD.search(text) or _PRODUCT.search(text) or _CODENAME.search(text)):
+    if not (
+        _GFX_WORD.search(text)
+        or _PRODUCT.search(text)
+        or _CODENAME.search(text)
+        or _GENERATION.search(text)
+    ):
         return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
 
     gpus = _named_gpus(text)
-    if not gpus:
-        # a line naming three targets or more is read as a list, not devices: the one GPU
-        # may sit beside the build's list on that line
-        return "unbuilt" if _build_lacks(text) else None
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
     # a ROCm build of torch carries the ROCm it was built with in its tag or index name
     versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
@@ -302,8 +322,12 @@ def gfx_age(text: str) -> str | None:
         (version,) = versions
         if any(
             facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g) for g in gpus
-        ):
+        ) or any(_generation_predates(version, m.group(1)) for m in _GENERATION.finditer(text)):
             return "newer"
+    if not gpus:
+        # a line naming three targets or more is read as a list, not devices: the one GPU
+        # may sit beside the build's list on that line
+        return "unbuilt" if _build_lacks(text) else None
     if all(facts.gfx_unsupported(g) or facts.gfx_below_supported(g) for g in gpus):
         return "old"
     if _build_lacks(text):
