@@ -109,6 +109,7 @@ def test_kfd_state(text: str, state: str | None) -> None:
         # a chip codename as lspci prints it
         ("[AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X], ROCm 6.2", "old"),
         ("my Hawaii card (R9 290X) and ROCm 5.7", "old"),
+        ("Navi 48 card, the app bundles ROCm 6.2 libraries", "newer"),  # gfx1201, listed from 6.4.1
         # a Polaris workstation card (pci.ids 67c7, amdgpu's Polaris10)
         ("2x AMD Radeon (TM) Pro WX 5100 Graphics", "old"),
         ("Radeon Pro WX 9100", None),  # a WX the table does not list stays unread

@@ -182,7 +182,7 @@ _PRODUCT = _rx.compile(
 # gives Navi 21/22/23/24 as gfx1030/1031/1032/1034.
 _CODENAME = _rx.compile(
     r"(?i:\b(Ellesmere|Baffin|Lexa|Polaris ?1[012]|Polaris|Fiji|Tonga|Hawaii|Tahiti|Pitcairn|"
-    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4])\b)"
+    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4]|Navi ?3[1-3]|Navi ?4[48])\b)"
 )
 _CODENAME_CHIP = {
     "ellesmere": "polaris10",
@@ -191,6 +191,15 @@ _CODENAME_CHIP = {
     "polaris": "polaris10",
 }
 _NAVI_GFX = {"navi21": "gfx1030", "navi22": "gfx1031", "navi23": "gfx1032", "navi24": "gfx1034"}
+# Navi 31/32/33 and Navi 44/48 by the gfx table's family of each target (gfx-targets.yaml:
+# gfx1100 "RDNA3 (Navi 31)" ... gfx1201 "RDNA4 (Navi 48)").
+_NAVI_GFX |= {
+    "navi31": "gfx1100",
+    "navi32": "gfx1101",
+    "navi33": "gfx1102",
+    "navi44": "gfx1200",
+    "navi48": "gfx1201",
+}
 
 
 def _codename_gfx(name: str) -> str | None:
