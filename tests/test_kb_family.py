@@ -92,11 +92,11 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("Name: gfx1100 with ROCm 6.4.1", "listed"),
         ("GPU: AMD Radeon RX 9070 XT\nROCm Version: ROCm 7.2.1", "listed"),
         ("RX 9070 XT, tried ROCm 7.2.1 and ROCm 6.2", None),  # one of them predates it
-        ("ROCm 5.5 on an RX 7900 XTX; rocminfo says ROCm 5.5.0", "newer"),  # one release, twice
-        # a generation named instead of a card: RDNA3's first listing is gfx1100's (6.0.0)
+        ("ROCm 5.4 on an RX 7900 XTX; rocminfo says ROCm 5.4.0", "newer"),  # one release, twice
+        # a generation named instead of a card: RDNA3 runs from gfx1100's first release (5.5.0)
         ("Torch unable to use RDNA3 Card ... --extra-index-url .../whl/rocm5.2", "newer"),
         ("an RDNA 4 card with ROCm 6.3", "newer"),
-        ("RDNA3 card on ROCm 6.2", None),  # RDNA3 cards are listed from 6.0.0
+        ("RDNA3 card on ROCm 6.2", None),  # RDNA3 cards run from 5.5.0
         ("RDNA3.5 laptop on ROCm 6.2", None),  # not RDNA3
         # product names as users write them: no "RX", no space before the suffix, an iGPU
         ("My RX 590 stopped working after updating to ROCm 6.0", "old"),  # Polaris, 67df

@@ -281,15 +281,15 @@ _GENERATION = _rx.compile(r"(?i:\bRDNA ?([34])\b(?!\.\d))")
 
 
 def _generation_predates(version: str, gen: str) -> bool:
-    """Whether ROCm ``version`` is older than the first listing of every target of the RDNA
-    generation ``gen`` that has one (the earliest RDNA3 listing is gfx1100's)."""
+    """Whether ROCm ``version`` is older than the first release that supports each target of
+    the RDNA generation ``gen`` that has one (the earliest for RDNA3 is gfx1100's)."""
     from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
 
     have = facts.version_key(version)
     firsts = [
-        facts.version_key(t.first_listed)
+        facts.version_key(t.first_supported)
         for t in facts.gfx_targets().values()
-        if t.first_listed and t.family.startswith(f"RDNA{gen} (")
+        if t.first_supported and t.family.startswith(f"RDNA{gen} (")
     ]
     return have is not None and bool(firsts) and all(have < f for f in firsts if f)
 
