@@ -92,6 +92,9 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("Name: gfx1100 with ROCm 6.4.1", "listed"),
         ("GPU: AMD Radeon RX 9070 XT\nROCm Version: ROCm 7.2.1", "listed"),
         ("RX 9070 XT, tried ROCm 7.2.1 and ROCm 6.2", None),  # one of them predates it
+        # ROCm 5.6 built PyTorch for gfx1100 but its support list did not name it yet: neither
+        # newer than that ROCm nor listed by it
+        ("Name: gfx1100 with ROCm 5.6", None),
         ("ROCm 5.4 on an RX 7900 XTX; rocminfo says ROCm 5.4.0", "newer"),  # one release, twice
         # a generation named instead of a card: RDNA3 runs from gfx1100's first release (5.5.0)
         ("Torch unable to use RDNA3 Card ... --extra-index-url .../whl/rocm5.2", "newer"),

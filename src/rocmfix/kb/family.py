@@ -50,6 +50,7 @@ from rocmfix._record import replace
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from types import ModuleType
 
     from rocmfix.kb.matcher import Match
     from rocmfix.kb.model import Entry
@@ -294,6 +295,15 @@ def _generation_predates(version: str, gen: str) -> bool:
     return have is not None and bool(firsts) and all(have < f for f in firsts if f)
 
 
+def _listed(facts: ModuleType, version: str, gfx: str) -> bool:
+    """Whether ROCm ``version`` is at or after the first release whose support list names
+    ``gfx`` (the list itself, not an older release that merely built PyTorch for it)."""
+    info = facts.gfx_info(gfx)
+    have = facts.version_key(version)
+    first = facts.version_key(info.first_listed if info else None)
+    return have is not None and first is not None and have >= first
+
+
 def gfx_age(text: str) -> str | None:
     """How the GPUs the text names stand against ROCm and the build, when they all agree.
 
@@ -307,7 +317,8 @@ def gfx_age(text: str) -> str | None:
     * "unbuilt": the text states the build's target list and the GPU is not in it;
     * "borrows": every one is a target ROCm never listed whose ISA a listed target covers
       (gfx1031, gfx1032 ... with their 10.3.0 override): no build carries its own kernels;
-    * "listed": every ROCm version the text names lists every named GPU.
+    * "listed": every ROCm version the text names is one whose support list names every
+      named GPU (``first_listed``; a release that only built PyTorch for it does not count).
 
     None otherwise. (A current target is not thereby "not unsupported": the KB also
     names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
@@ -343,7 +354,7 @@ def gfx_age(text: str) -> str | None:
         return "unbuilt"
     if all(facts.gfx_borrows_isa(g) for g in gpus):
         return "borrows"
-    if versions and all(facts.rocm_predates(v, g) is False for v in versions for g in gpus):
+    if versions and all(_listed(facts, v, g) for v in versions for g in gpus):
         return "listed"
     return None
 
