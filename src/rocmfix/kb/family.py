@@ -30,6 +30,17 @@ Sources of the facts:
   matrices); ``rocmfix.facts.gfx_unsupported`` and ``rocm_predates`` read it.
   unsupported-gpu-architecture means a GPU older than any current ROCm supports;
   rocm-too-old-for-gpu a GPU newer than the ROCm in use.
+  no-binary-for-gpu (the taxonomy: the build lacks the GPU's code objects; a build that
+  targets it or an override to a compatible ISA) is read from two facts: the build's own
+  target list as the text states it (AMDGPU_TARGETS / GPU_TARGETS / PYTORCH_ROCM_ARCH, clang's
+  --offload-arch, torch's get_arch_list(), "supported targets: ...") holding targets of the
+  GPU's generation but not the GPU, and a GPU ROCm never listed whose ISA a listed target
+  covers (the table's ``hsa_override``, e.g. gfx1031/gfx1032 -> 10.3.0; overrides documented
+  to do harm excluded). A ROCm whose support list names the GPU (``first_listed``) rules
+  rocm-too-old-for-gpu out. For targets the matrices do not date, PyTorch's own build gives the
+  oldest ROCm it compiles them with (``wheel_min_rocm`` in pytorch-rocm-wheels.yaml: gfx1150 and
+  gfx1151 only with ROCm >= 7.0 until pytorch/pytorch#167299). A generation named instead of a
+  card ("RDNA3", "RDNA 4") is dated by the earliest release supporting any of its targets.
 
 * The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found" and
   "undefined symbol": libraries of two ROCm releases meeting. :func:`lib_state` reads the
