@@ -88,7 +88,19 @@ def test_kfd_state(text: str, state: str | None) -> None:
         ("rocminfo: Name: gfx1201 ... ROCm 6.2.4", "newer"),  # RDNA4 first listed in ROCm 6.4
         ("Radeon VII on ROCm 6.2", "old"),  # a product name the gfx table lists (gfx906)
         ("RX 9070 XT, ROCm 6.2.4", "newer"),
-        ("Name: gfx1100 with ROCm 6.4.1", None),  # a current GPU under a ROCm that lists it
+        # a current GPU under a ROCm that lists it: not newer than that ROCm
+        ("Name: gfx1100 with ROCm 6.4.1", "listed"),
+        ("GPU: AMD Radeon RX 9070 XT\nROCm Version: ROCm 7.2.1", "listed"),
+        ("RX 9070 XT, tried ROCm 7.2.1 and ROCm 6.2", None),  # one of them predates it
+        # ROCm 5.6 built PyTorch for gfx1100 but its support list did not name it yet: neither
+        # newer than that ROCm nor listed by it
+        ("Name: gfx1100 with ROCm 5.6", None),
+        ("ROCm 5.4 on an RX 7900 XTX; rocminfo says ROCm 5.4.0", "newer"),  # one release, twice
+        # a generation named instead of a card: RDNA3 runs from gfx1100's first release (5.5.0)
+        ("Torch unable to use RDNA3 Card ... --extra-index-url .../whl/rocm5.2", "newer"),
+        ("an RDNA 4 card with ROCm 6.3", "newer"),
+        ("RDNA3 card on ROCm 6.2", None),  # RDNA3 cards run from 5.5.0
+        ("RDNA3.5 laptop on ROCm 6.2", None),  # not RDNA3
         # product names as users write them: no "RX", no space before the suffix, an iGPU
         ("My RX 590 stopped working after updating to ROCm 6.0", "old"),  # Polaris, 67df
         ("7900XTX on ROCm 5.4.2", "newer"),  # gfx1100, in the system requirements from ROCm 6.0
@@ -100,8 +112,42 @@ def test_kfd_state(text: str, state: str | None) -> None:
         # a chip codename as lspci prints it
         ("[AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X], ROCm 6.2", "old"),
         ("my Hawaii card (R9 290X) and ROCm 5.7", "old"),
+        ("Navi 48 card, the app bundles ROCm 6.2 libraries", "newer"),  # gfx1201, listed from 6.4.1
+        # a Polaris workstation card (pci.ids 67c7, amdgpu's Polaris10)
+        ("2x AMD Radeon (TM) Pro WX 5100 Graphics", "old"),
+        ("Radeon Pro WX 9100", None),  # a WX the table does not list stays unread
+        # Strix Halo under a ROCm older than any PyTorch wheel builds gfx1151 with (7.0, #167299)
+        ("AMD RYZEN AI MAX+ 395 w/ Radeon 8060S\n### ROCm Version\nrocm6.4", "newer"),
+        ("Radeon 8060S on ROCm 7.1", None),
+        # a build's own target list that lacks the GPU the text names
+        (
+            '"No ROCm GPUs detected of supported targets: gfx1030, gfx1100, gfx1101, gfx1102"'
+            " on a Ryzen AI 9 HX 370 (gfx1150)",
+            "unbuilt",
+        ),
+        ("the packaged kernels are built for gfx1031 only; my card is gfx1030", "unbuilt"),
+        ("torch.cuda.get_arch_list(): ['gfx900', 'gfx906', 'gfx1030']\nName: gfx1032", "unbuilt"),
+        ("PYTORCH_ROCM_ARCH=gfx1100 python setup.py develop on an RX 7900 XTX", None),  # in it
+        # tensorflow-rocm's list: gfx1032 beside gfx1030 is a target the build left out ...
+        (
+            "with AMDGPU version : gfx1032. The supported AMDGPU versions are gfx900, gfx906, gfx1030.",
+            "unbuilt",
+        ),
+        # ... while a list with nothing of the GPU's generation may predate it: not decided here
+        (
+            "with AMDGPU version : gfx1100. The supported AMDGPU versions are gfx1030, gfx900, gfx906.",
+            None,
+        ),
+        # a target ROCm never listed whose ISA gfx1030's covers (the 10.3.0 override)
+        ("RX 6600 XT (gfx1032): hipErrorNoBinaryForGpu", "borrows"),
+        ("RX 6700 XT, HIP error: invalid device function", "borrows"),
+        ("Steam Deck (gfx1033)", None),  # its override is documented to give wrong results
+        # a gfx the table has no row for, older than every target ROCm supports (Raven's gfx902)
+        ("Unable to run the HIP square example on gfx902 (Ryzen Embedded V1000)", "old"),
+        ("gfx909 on ROCm 6.1", None),  # newer than gfx908: not below every supported target
         # near misses: no GPU named, or GPUs that disagree
         ("ROCm 6.1 on my machine", None),
+        ("gfx1032 and gfx1100 in one box", None),
         ("gfx803 and gfx1100 in one box", None),
     ],
 )
@@ -121,6 +167,35 @@ def test_reorder_swaps_only_the_family_pair() -> None:
 def test_reorder_brings_in_the_member_the_fact_names() -> None:
     out = family.reorder({"no-binary-for-gpu": 0.8}, (None, None, "old"))
     assert out == {"unsupported-gpu-architecture": 0.8, "no-binary-for-gpu": 0.3}
+    # before the learned ranker nothing is brought in (it would reach the ranker as a weak
+    # signature score, read as evidence against that member); scored members still trade
+    assert family.reorder({"no-binary-for-gpu": 0.8}, (None, None, "old"), bring_in=False) == {
+        "no-binary-for-gpu": 0.8
+    }
+    conf = {"no-binary-for-gpu": 0.8, "unsupported-gpu-architecture": 0.2}
+    assert family.reorder(conf, (None, None, "old"), bring_in=False) == {
+        "no-binary-for-gpu": 0.2,
+        "unsupported-gpu-architecture": 0.8,
+    }
+
+
+def test_reorder_by_the_build_and_by_a_rocm_that_lists_the_gpu() -> None:
+    conf = {"rocm-too-old-for-gpu": 0.9, "no-binary-for-gpu": 0.5, "gpu-hang-or-reset": 0.2}
+    for age in ("unbuilt", "borrows"):
+        assert family.reorder(conf, (None, None, age)) == {
+            "rocm-too-old-for-gpu": 0.5,
+            "no-binary-for-gpu": 0.9,
+            "gpu-hang-or-reset": 0.2,
+        }
+    # a ROCm that lists the GPU: rocm-too-old is no longer named, nothing else moves
+    assert family.reorder(conf, (None, None, "listed")) == {
+        "rocm-too-old-for-gpu": 0.45,
+        "no-binary-for-gpu": 0.5,
+        "gpu-hang-or-reset": 0.2,
+    }
+    assert family.reorder({"no-binary-for-gpu": 0.9}, (None, None, "listed")) == {
+        "no-binary-for-gpu": 0.9
+    }
 
 
 @pytest.fixture(scope="module")

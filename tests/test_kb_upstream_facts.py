@@ -83,6 +83,12 @@ def _top(matcher: Matcher, text: str) -> tuple[str, bool] | None:
             "(or one of its dependencies).",
             "rocm-library-version-mismatch",
         ),
+        # ROCclr's comgrctx.cpp: the code object manager library could not be loaded
+        (
+            ":1:comgrctx.cpp:66: Failed to load COMGR library.\n"
+            ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030",
+            "hip-runtime-lib-missing",
+        ),
         # told in words
         (
             "the tensorflow-rocm wheels on PyPI seem to require ROCm 3.3 or lower, and I am on 3.5",
@@ -129,6 +135,11 @@ def test_upstream_fact_names_its_cause(matcher: Matcher, text: str, cause: str) 
         ("ROCm 6.3, RX 7900 XTX over USB4\n:3:rocdevice.cpp :2931: Pcie atomics not enabled, hostcall not supported", "no-gpu-visible"),
         # risers on an NVIDIA rig
         ("8x RTX 3070 on x1 risers, all eight detected by nvidia-smi", "no-gpu-visible"),
+        # the code object manager loaded and reporting a compile error: no library missing
+        (
+            ":3:comgrctx.cpp:60: Loaded COMGR library version 3.0.\nerror: comgr failed to compile",
+            "hip-runtime-lib-missing",
+        ),
         # the SDK's own hiprtc in its own folder: missing, not mismatched
         ("Could not find module 'C:\\Program Files\\AMD\\ROCm\\5.7\\bin\\hiprtc0507.dll'", "rocm-library-version-mismatch"),
     ],

@@ -120,6 +120,31 @@ def rocm_predates(version: str | None, gfx: str) -> bool | None:
     return have < first
 
 
+@functools.cache
+def _wheel_min_rocm() -> dict[str, str]:
+    rows = _load("pytorch-rocm-wheels.yaml").get("wheel_min_rocm") or []
+    return {str(r["gfx"]): str(r["rocm"]) for r in rows if isinstance(r, dict) and r.get("gfx")}
+
+
+def rocm_predates_wheels(version: str | None, gfx: str) -> bool | None:
+    """Whether ROCm ``version`` is older than the oldest ROCm PyTorch's wheel build compiles
+    ``gfx`` with (``wheel_min_rocm`` of pytorch-rocm-wheels.yaml, for targets whose first
+    listing by ROCm is not established); None when either is unknown."""
+    first = _wheel_min_rocm().get(gfx.split(":", 1)[0].strip().lower())
+    have, want = version_key(version), version_key(first)
+    if have is None or want is None:
+        return None
+    return have < want
+
+
+def gfx_borrows_isa(gfx: str) -> bool:
+    """True for a target ROCm never listed whose ISA a listed target covers, by a known
+    override that is not documented to do harm (gfx1031/gfx1032 -> 10.3.0, gfx90c -> 9.0.0):
+    builds carry no kernels of its own, and the override is the community's way to run it."""
+    info = gfx_info(gfx)
+    return info is not None and info.support == "never_listed" and bool(override_for_gfx(gfx))
+
+
 def gfx_from_target_version(value: int) -> str | None:
     """Decode a KFD ``gfx_target_version`` (e.g. 100301 -> ``gfx1031``); 0 -> None."""
     if value <= 0:
@@ -372,3 +397,18 @@ def gfx_unsupported(gfx: str) -> bool:
     if info is None:
         return gfx_outside_table(gfx) == "older"
     return info.support in ("unsupported", "deprecated", "removed")
+
+
+def gfx_below_supported(gfx: str) -> bool:
+    """True for a gfx the table has no row for that is older than every target the table marks
+    supported (gfx902 Raven, gfx904 Vega 12: holes below gfx908, the oldest target current ROCm
+    lists); False for a target with a row or a newer one."""
+    if gfx_info(gfx) is not None:
+        return False
+    key = _gfx_key(gfx)
+    supported = [
+        k
+        for k in (_gfx_key(t.gfx) for t in gfx_targets().values() if t.support == "supported")
+        if k
+    ]
+    return key is not None and bool(supported) and key < min(supported)

@@ -30,6 +30,17 @@ Sources of the facts:
   matrices); ``rocmfix.facts.gfx_unsupported`` and ``rocm_predates`` read it.
   unsupported-gpu-architecture means a GPU older than any current ROCm supports;
   rocm-too-old-for-gpu a GPU newer than the ROCm in use.
+  no-binary-for-gpu (the taxonomy: the build lacks the GPU's code objects; a build that
+  targets it or an override to a compatible ISA) is read from two facts: the build's own
+  target list as the text states it (AMDGPU_TARGETS / GPU_TARGETS / PYTORCH_ROCM_ARCH, clang's
+  --offload-arch, torch's get_arch_list(), "supported targets: ...") holding targets of the
+  GPU's generation but not the GPU, and a GPU ROCm never listed whose ISA a listed target
+  covers (the table's ``hsa_override``, e.g. gfx1031/gfx1032 -> 10.3.0; overrides documented
+  to do harm excluded). A ROCm whose support list names the GPU (``first_listed``) rules
+  rocm-too-old-for-gpu out. For targets the matrices do not date, PyTorch's own build gives the
+  oldest ROCm it compiles them with (``wheel_min_rocm`` in pytorch-rocm-wheels.yaml: gfx1150 and
+  gfx1151 only with ROCm >= 7.0 until pytorch/pytorch#167299). A generation named instead of a
+  card ("RDNA3", "RDNA 4") is dated by the earliest release supporting any of its targets.
 
 * The taxonomy's rocm-library-version-mismatch names "version `hip_x.y' not found" and
   "undefined symbol": libraries of two ROCm releases meeting. :func:`lib_state` reads the
@@ -50,6 +61,7 @@ from rocmfix._record import replace
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from types import ModuleType
 
     from rocmfix.kb.matcher import Match
     from rocmfix.kb.model import Entry
@@ -168,7 +180,9 @@ _PRODUCT = _rx.compile(
     # "Radeon 7800 XT", a bare "7900 XTX" / "6700xt" (the suffix makes it a card), "Radeon 780M",
     # "Radeon 8060S" and the bare iGPU names of the APU rows (780M, 760M, 680M, 890M ...).
     r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|\b([5-9]\d{2}0) ?(XTX|XT|GRE)\b|"
-    r"\b((?:[678][468]0|8[89]0)M)\b)"
+    r"\b((?:[678][468]0|8[89]0)M)\b|"
+    # the Radeon Pro WX workstation cards ("Radeon (TM) Pro WX 5100 Graphics")
+    r"\b(WX) ?(\d{4})\b)"
 )
 
 
@@ -180,7 +194,7 @@ _PRODUCT = _rx.compile(
 # gives Navi 21/22/23/24 as gfx1030/1031/1032/1034.
 _CODENAME = _rx.compile(
     r"(?i:\b(Ellesmere|Baffin|Lexa|Polaris ?1[012]|Polaris|Fiji|Tonga|Hawaii|Tahiti|Pitcairn|"
-    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4])\b)"
+    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4]|Navi ?3[1-3]|Navi ?4[48])\b)"
 )
 _CODENAME_CHIP = {
     "ellesmere": "polaris10",
@@ -189,6 +203,15 @@ _CODENAME_CHIP = {
     "polaris": "polaris10",
 }
 _NAVI_GFX = {"navi21": "gfx1030", "navi22": "gfx1031", "navi23": "gfx1032", "navi24": "gfx1034"}
+# Navi 31/32/33 and Navi 44/48 by the gfx table's family of each target (gfx-targets.yaml:
+# gfx1100 "RDNA3 (Navi 31)" ... gfx1201 "RDNA4 (Navi 48)").
+_NAVI_GFX |= {
+    "navi31": "gfx1100",
+    "navi32": "gfx1101",
+    "navi33": "gfx1102",
+    "navi44": "gfx1200",
+    "navi48": "gfx1201",
+}
 
 
 def _codename_gfx(name: str) -> str | None:
@@ -201,18 +224,27 @@ def _codename_gfx(name: str) -> str | None:
     return chip.gfx if chip is not None else None
 
 
-def gfx_age(text: str) -> str | None:
-    """How the GPUs the text names stand against ROCm, when they all agree.
+# A build's own target list as build files, tools and apps state it: "supported targets: gfx1030,
+# gfx1100", "built for gfx1031", AMDGPU_TARGETS / GPU_TARGETS / PYTORCH_ROCM_ARCH (the CMake
+# and PyTorch variables that choose the targets a ROCm build compiles,
+# https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html,
+# https://github.com/pytorch/pytorch/blob/main/setup.py), clang's --offload-arch / -mcpu, torch's
+# get_arch_list(), tensorflow-rocm's "The supported AMDGPU versions are ..." (gpu_device.cc).
+# Kernels exist for those targets only.
+_BUILD_LIST = _rx.compile(
+    r"(?i:(?:\bsupported (?:gpu )?targets?|\bsupported AMDGPU versions are|"
+    r"\b(?:built|compiled) (?:only )?for|\bcode objects? (?:only )?for|"
+    r"\b(?:AMDGPU|GPU|HIP)_TARGETS|\bPYTORCH_ROCM_ARCH|\bHCC_AMDGPU_TARGETS?|--?offload-arch|-mcpu|"
+    r"\bget_arch_list\(\)|\barch list)"
+    r"[^\n\w]{0,6}(?:(?:is|are|only|of|to)\s*){0,2}[=:]?\s*[\"'`\[(]?)"
+    r"(gfx[0-9a-f]{3,4}(?:[\"'`\])]?\s*(?:[,;/|]|\s|\band\b|\bor\b)\s*[\"'`\[(]?gfx[0-9a-f]{3,4}\b)*)"
+)
 
-    The GPUs are the gfx targets the text names and the products it names that the
-    gfx table lists. "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
-    "newer": the one ROCm version the text names predates a named GPU's first listing.
-    None otherwise. (A current target is not thereby "not unsupported": the KB also
-    names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
-    """
-    if not (_GFX_WORD.search(text) or _PRODUCT.search(text) or _CODENAME.search(text)):
-        return None  # no GPU named: the tables (and their imports) stay off the cold path
-    from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
+
+def _named_gpus(text: str) -> list[str]:
+    """The gfx targets of the GPUs ``text`` names: gfx words, and the products and chip
+    codenames the sourced tables map to a gfx."""
+    from rocmfix import compat  # noqa: PLC0415 - tables load only when a family needs them
 
     gpus = [g.bare for g in compat.gpus_from_text(text)]
     for m in _PRODUCT.finditer(text):
@@ -224,17 +256,117 @@ def gfx_age(text: str) -> str | None:
         gfx = _codename_gfx(m.group(1))
         if gfx is not None and gfx not in gpus:
             gpus.append(gfx)
-    if not gpus:
+    return gpus
+
+
+def _generation(gfx: str) -> str:
+    """The gfx major the ISA generation goes by: gfx9 (gfx906, gfx90a), gfx10, gfx11, gfx12."""
+    return gfx.lower().removeprefix("gfx")[:-2]
+
+
+def _build_lacks(text: str) -> bool | None:
+    """True when the text states a build's target list that holds targets of the named GPU's
+    generation but not the GPU's own; False when the GPU is in the list; None when the text
+    states no list, names no other GPU, or the list has nothing of that generation (then the
+    build may predate the GPU's whole generation, which is rocm-too-old-for-gpu's case)."""
+    spans = [m.span(1) for m in _BUILD_LIST.finditer(text)]
+    if not spans:
         return None
+    listed = {g.lower() for a, b in spans for g in _GFX_WORD.findall(text[a:b])}
+    rest, at = [], 0
+    for a, b in spans:
+        rest.append(text[at:a])
+        at = b
+    rest.append(text[at:])
+    device = set(_named_gpus("\n".join(rest)))
+    if not device:
+        return None
+    if not device.isdisjoint(listed):
+        return False
+    generations = {_generation(g) for g in listed}
+    return True if all(_generation(g) in generations for g in device) else None
+
+
+# A GPU named by its generation only: "RDNA3 card", "RDNA 4". The gfx table gives each target's
+# family (RDNA3: gfx1100/1101/1102/1103; RDNA3.5 is its own; RDNA4: gfx1200/1201).
+_GENERATION = _rx.compile(r"(?i:\bRDNA ?([34])\b(?!\.\d))")
+
+
+def _generation_predates(version: str, gen: str) -> bool:
+    """Whether ROCm ``version`` is older than the first release that supports each target of
+    the RDNA generation ``gen`` that has one (the earliest for RDNA3 is gfx1100's)."""
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    have = facts.version_key(version)
+    firsts = [
+        facts.version_key(t.first_supported)
+        for t in facts.gfx_targets().values()
+        if t.first_supported and t.family.startswith(f"RDNA{gen} (")
+    ]
+    return have is not None and bool(firsts) and all(have < f for f in firsts if f)
+
+
+def _listed(facts: ModuleType, version: str, gfx: str) -> bool:
+    """Whether ROCm ``version`` is at or after the first release whose support list names
+    ``gfx`` (the list itself, not an older release that merely built PyTorch for it)."""
+    info = facts.gfx_info(gfx)
+    have = facts.version_key(version)
+    first = facts.version_key(info.first_listed if info else None)
+    return have is not None and first is not None and have >= first
+
+
+def gfx_age(text: str) -> str | None:
+    """How the GPUs the text names stand against ROCm and the build, when they all agree.
+
+    The GPUs are the gfx targets the text names and the products it names that the
+    gfx table lists.
+
+    * "newer": the one ROCm version the text names predates a named GPU's first listing
+      (or, for targets ROCm's matrices do not date, the oldest ROCm PyTorch's wheels build
+      them with), or every listing of the RDNA generation the text names;
+    * "old": every one is older than any current ROCm supports (gfx803, gfx900 ...);
+    * "unbuilt": the text states the build's target list and the GPU is not in it;
+    * "borrows": every one is a target ROCm never listed whose ISA a listed target covers
+      (gfx1031, gfx1032 ... with their 10.3.0 override): no build carries its own kernels;
+    * "listed": every ROCm version the text names is one whose support list names every
+      named GPU (``first_listed``; a release that only built PyTorch for it does not count).
+
+    None otherwise. (A current target is not thereby "not unsupported": the KB also
+    names unsupported-gpu-architecture for an instruction its ISA lacks, e.g. MFMA on RDNA.)
+    """
+    if not (
+        _GFX_WORD.search(text)
+        or _PRODUCT.search(text)
+        or _CODENAME.search(text)
+        or _GENERATION.search(text)
+    ):
+        return None  # no GPU named: the tables (and their imports) stay off the cold path
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    gpus = _named_gpus(text)
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
     # a ROCm build of torch carries the ROCm it was built with in its tag or index name
     versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
+    # "5.5" and "5.5.0" name one release
+    versions = set({facts.version_key(v): v for v in sorted(versions)}.values())
     if len(versions) == 1:
         (version,) = versions
-        if any(facts.rocm_predates(version, g) for g in gpus):
+        if any(
+            facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g) for g in gpus
+        ) or any(_generation_predates(version, m.group(1)) for m in _GENERATION.finditer(text)):
             return "newer"
-    if all(facts.gfx_unsupported(g) for g in gpus):
+    if not gpus:
+        # a line naming three targets or more is read as a list, not devices: the one GPU
+        # may sit beside the build's list on that line
+        return "unbuilt" if _build_lacks(text) else None
+    if all(facts.gfx_unsupported(g) or facts.gfx_below_supported(g) for g in gpus):
         return "old"
+    if _build_lacks(text):
+        return "unbuilt"
+    if all(facts.gfx_borrows_isa(g) for g in gpus):
+        return "borrows"
+    if versions and all(_listed(facts, v, g) for v in versions for g in gpus):
+        return "listed"
     return None
 
 
@@ -332,26 +464,34 @@ def read(text: str) -> Facts:
     return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
 
 
-def _swap(conf: dict[str, float], want: str, other: str) -> None:
+def _swap(conf: dict[str, float], want: str, other: str, bring_in: bool = True) -> None:
     """Where ``other`` outranks ``want``, the two trade confidences (nothing else moves);
-    a ``want`` nothing had scored takes ``other``'s place and ``other`` drops to 0.3 at most."""
+    a ``want`` nothing had scored takes ``other``'s place and ``other`` drops to 0.3 at most
+    (unless :func:`reorder` was told not to bring members in)."""
     o = conf.get(other)
     w = conf.get(want)
-    if o is None or (w is not None and w >= o):
+    if o is None or (w is not None and w >= o) or (w is None and not bring_in):
         return
     conf[want] = o
     conf[other] = w if w is not None else min(o, 0.3)
 
 
-def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
-    """``conf`` (entry id -> confidence) with family members reordered by ``facts``."""
+def reorder(
+    conf: Mapping[str, float], facts: Facts | None, *, bring_in: bool = True
+) -> dict[str, float]:
+    """``conf`` (entry id -> confidence) with family members reordered by ``facts``;
+    ``bring_in=False``: only members ``conf`` already holds trade places."""
     out = dict(conf)
     if not facts:
         return out
+
+    def swap(want: str, other: str) -> None:
+        _swap(out, want, other, bring_in)
+
     build, kfd, age = facts[:3]
     amd = facts[3] if len(facts) > 3 else None
     if len(facts) > 4 and facts[4] == "mismatch":
-        _swap(out, LIB_MISMATCH, LIB_MISSING)
+        swap(LIB_MISMATCH, LIB_MISSING)
     if build == "cuda" and amd is False:
         # A CUDA torch in a text with no sign of an AMD GPU: an NVIDIA (or no-GPU) machine,
         # where neither build cause is ours to name (the taxonomy: "on an AMD machine").
@@ -359,19 +499,27 @@ def reorder(conf: Mapping[str, float], facts: Facts | None) -> dict[str, float]:
             if e in out:
                 out[e] = min(out[e], 0.45)
     elif build == "cuda":
-        _swap(out, CUDA_BUILD, CPU_BUILD)
+        swap(CUDA_BUILD, CPU_BUILD)
     elif build == "cpu":
-        _swap(out, CPU_BUILD, CUDA_BUILD)
+        swap(CPU_BUILD, CUDA_BUILD)
     if kfd == "missing":
-        _swap(out, KFD_MISSING, KFD_DENIED)
+        swap(KFD_MISSING, KFD_DENIED)
     elif kfd == "denied":
-        _swap(out, KFD_DENIED, KFD_MISSING)
+        swap(KFD_DENIED, KFD_MISSING)
     if age == "old":
-        _swap(out, TOO_OLD_GPU, NO_BINARY)
-        _swap(out, TOO_OLD_GPU, ROCM_TOO_OLD)
+        swap(TOO_OLD_GPU, NO_BINARY)
+        swap(TOO_OLD_GPU, ROCM_TOO_OLD)
     elif age == "newer":
-        _swap(out, ROCM_TOO_OLD, NO_BINARY)
-        _swap(out, ROCM_TOO_OLD, TOO_OLD_GPU)
+        swap(ROCM_TOO_OLD, NO_BINARY)
+        swap(ROCM_TOO_OLD, TOO_OLD_GPU)
+    elif age in ("unbuilt", "borrows"):
+        # the build lacks the GPU's kernels while ROCm's ISA covers it: the taxonomy's
+        # no-binary-for-gpu (a build that targets it, or an override to a compatible ISA)
+        swap(NO_BINARY, ROCM_TOO_OLD)
+        swap(NO_BINARY, TOO_OLD_GPU)
+    elif age == "listed" and ROCM_TOO_OLD in out:
+        # the ROCm the text names lists the GPU, so the GPU is not newer than it
+        out[ROCM_TOO_OLD] = min(out[ROCM_TOO_OLD], 0.45)
     return out
 
 
@@ -394,12 +542,19 @@ def decide(
     scored: Sequence[Match],
     facts: Facts | None,
     entries: Mapping[str, Entry],
+    *,
+    bring_in: bool = True,
 ) -> list[Match]:
-    """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`)."""
+    """``scored`` with the members of each family reordered by ``facts`` (see :func:`reorder`).
+
+    ``bring_in=False`` reorders only the members already scored: before the learned ranker,
+    a member the facts bring in would reach it as a weak signature score, which the ranker
+    reads as evidence against that member (it brings the member in itself where the text
+    resembles it, and the pass after it brings in what is still missing)."""
     if not facts or not any(m.entry.id in FAMILY_IDS for m in scored):
         return list(scored)
     before = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
-    after = reorder(before, facts)
+    after = reorder(before, facts, bring_in=bring_in)
     out = []
     for m in scored:
         if m.entry.id in before and after[m.entry.id] != m.confidence:

@@ -383,7 +383,7 @@ class Matcher:
         facts = None
         if any(m.entry.id in family.FAMILY_IDS for m in scored):
             facts = family.read(excerpt.full_text or region)
-            scored = family.decide(scored, facts, self._by_id)
+            scored = family.decide(scored, facts, self._by_id, bring_in=not self.use_ranker)
         if self.use_ranker:
             # Text naming CUDA and nothing of AMD is not ours to call by resemblance.
             cuda_only = context != "amd" and bool(_CUDA_WORD.search(region))
