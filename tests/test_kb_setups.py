@@ -1,0 +1,58 @@
+"""Set-up facts that keep an entry from being named on a mention alone (rocmfix.kb.setups).
+
+integrated-gpu-selected means an iGPU enumerated beside a discrete GPU and picked instead of
+it; a machine whose only GPU is an APU has nothing to pick (the entry's own caveat). Each
+test pairs a text that shows the second GPU with a near miss that does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmfix.kb import setups
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import CONFIDENT, Matcher
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("ROCm picks the iGPU of my 7800X3D instead of the RX7900XTX", True),
+        ("Ryzen 7 7840HS w/ Radeon 780M Graphics and an RX 7700S", True),
+        ("the iGPU shows up as card1 and rocm-smi writes to it", True),
+        ("HIP_VISIBLE_DEVICES=0 hides the integrated GPU", True),
+        ("集成显卡和独显同时被 ROCm 识别，程序用了核显", True),
+        # near misses: an APU as the machine's only GPU
+        ("Vega igpu OpenCL/HIP GPU Hang on ROCm 6, AMD Ryzen 5 5625U with Radeon Graphics", False),
+        ("Radeon 890M iGPU (gfx1150): ROCm 7.2 hangs on the first queue", False),
+        ("我的笔记本只有核显 780M，ROCm 跑不起来", False),
+    ],
+)
+def test_gpu_choice(text: str, choice: bool) -> None:
+    assert setups.gpu_choice(text) is choice
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(load_kb(use_cache=False), use_ranker=False)
+
+
+def _conf(matcher: Matcher, text: str, eid: str) -> float:
+    return next((m.confidence for m in matcher.explain_text(text).matches if m.entry.id == eid), 0.0)
+
+
+def test_an_igpu_beside_a_discrete_card_is_named(matcher: Matcher) -> None:
+    text = "ROCm crash when loading a model with the integrated GPU enabled\nGPU: RX 7900 XTX, CPU: 7800X3D"
+    assert _conf(matcher, text, setups.IGPU) >= CONFIDENT
+
+
+def test_an_apu_alone_is_not_named_integrated_gpu_selected(matcher: Matcher) -> None:
+    # near miss of the test above: the iGPU is the only GPU, so nothing was picked instead
+    text = "ROCm crash when loading a model with the integrated GPU\nCPU: Ryzen 7 8700G, no other card"
+    conf = _conf(matcher, text, setups.IGPU)
+    assert 0 < conf < CONFIDENT
+
+
+def test_a_decisive_gfx1036_abort_is_left_alone(matcher: Matcher) -> None:
+    # rocBLAS aborting for gfx1036 (a Ryzen 7000 desktop iGPU) is the second device itself
+    text = "rocBLAS error: Cannot read TensileLibrary.dat: for GPU arch : gfx1036"
+    assert _conf(matcher, text, setups.IGPU) >= CONFIDENT
