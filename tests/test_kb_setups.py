@@ -56,3 +56,32 @@ def test_a_decisive_gfx1036_abort_is_left_alone(matcher: Matcher) -> None:
     # rocBLAS aborting for gfx1036 (a Ryzen 7000 desktop iGPU) is the second device itself
     text = "rocBLAS error: Cannot read TensileLibrary.dat: for GPU arch : gfx1036"
     assert _conf(matcher, text, setups.IGPU) >= CONFIDENT
+
+
+def test_a_cuda_torch_under_zluda_is_not_named_a_wrong_build(matcher: Matcher) -> None:
+    # ZLUDA's PyTorch set-up is a CUDA torch (whl/cu118) with ZLUDA's DLLs copied into
+    # torch/lib: "install the ROCm build" would take that set-up apart.
+    text = (
+        "Windows 11, RX 6800 XT, ComfyUI with ZLUDA\n"
+        "RuntimeError: Found no NVIDIA driver on your system.\n"
+        "torch 2.3.0+cu118"
+    )
+    conf = _conf(matcher, text, setups.CUDA_BUILD)
+    assert 0 < conf < CONFIDENT
+    # near miss: the same report without ZLUDA is a CUDA build on an AMD machine
+    assert _conf(matcher, text.replace(" with ZLUDA", ""), setups.CUDA_BUILD) >= CONFIDENT
+
+
+@pytest.mark.parametrize(
+    ("text", "zluda"),
+    [
+        ("patched with ZLUDA 3.9.5 for HIP SDK 5.7.1", True),
+        ("ComfyUI-Zluda fails to start", True),
+        ("我用 zluda 在 Windows 上跑 A卡", True),
+        # near misses: a word that only contains the letters, no ZLUDA named
+        ("zludafoo is not a thing", False),
+        ("HIP SDK 6.2 on Windows with an RX 7900 XTX", False),
+    ],
+)
+def test_names_zluda(text: str, zluda: bool) -> None:
+    assert setups.names_zluda(text) is zluda

@@ -397,8 +397,8 @@ class Matcher:
             if facts is None:
                 facts = family.read(excerpt.full_text or region)
             scored = family.decide(scored, facts, self._by_id)
-        # An entry whose defining condition the text never states (integrated-gpu-selected:
-        # a second GPU beside the iGPU) stays below a named cause.
+        # Entries whose defining condition the text never states or rules out (a second GPU
+        # beside the iGPU; a CUDA torch that is ZLUDA's own set-up) stay below a named cause.
         if any(m.entry.id in setups.HELD_IDS for m in scored):
             scored = setups.hold(scored, excerpt.full_text or region)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]

@@ -1,4 +1,4 @@
-"""Facts about the user's set-up that keep an entry from being named on a mention alone.
+"""Facts about the user's set-up that keep two entries from being named on a mention alone.
 
 Beside :mod:`rocmfix.kb.family` (which reorders members of one family), this layer only
 lowers an entry whose defining condition the text itself contradicts or never states:
@@ -14,8 +14,18 @@ lowers an entry whose defining condition the text itself contradicts or never st
   Decisive evidence (gfx1036's rocBLAS abort, ``is_integrated: 1``, "Device 1: Radeon
   Graphics", "found 2 ROCm devices") is a second device by itself and is left alone.
 
-(cuda-build-on-amd was tried the same way, held where the only torch build named is a ROCm
-one and no signature fired: on the tune side that cost 4 right answers of 108 and left no
+* **cuda-build-on-amd** is held where the text names ZLUDA. ZLUDA runs unmodified CUDA
+  programs on AMD GPUs (https://github.com/vosen/ZLUDA, README; the Windows fork the apps
+  use, https://github.com/lshqqytiger/ZLUDA), and its PyTorch set-up *is* a CUDA build:
+  the launchers install torch from the ``whl/cu118`` index and copy ZLUDA's cublas,
+  cusparse and nvrtc DLLs over the CUDA ones in ``torch/lib`` (ComfyUI's
+  ``patchzluda.bat``, https://github.com/comfyanonymous/ComfyUI/blob/master/patchzluda.bat).
+  There a CUDA torch, "+cu118" or "Found no NVIDIA driver" (ZLUDA's nvcuda.dll not picked
+  up) is not the cause, and "install the ROCm build" would take apart a set-up that is
+  meant to be so. The entry stays in the list below a named cause.
+
+(cuda-build-on-amd was also tried held where the only torch build named is a ROCm one and
+no signature fired: on the tune side that cost 4 right answers of 108 and left no
 look-alike alone that was named before (the reports tell of a ROCm torch an app later
 replaced, or a CUDA-only companion wheel beside it), so it is not done.)
 """
@@ -32,8 +42,11 @@ if TYPE_CHECKING:
     from rocmfix.kb.matcher import Match
 
 IGPU = "integrated-gpu-selected"
+CUDA_BUILD = "cuda-build-on-amd"
 HELD = 0.3
-HELD_IDS = frozenset({IGPU})
+HELD_IDS = frozenset({IGPU, CUDA_BUILD})
+
+_ZLUDA = _rx.compile(r"(?i:\bzluda\b)")
 
 # Evidence of a second GPU or of a choice between devices.
 _TWO_GPUS = _rx.compile(
@@ -57,13 +70,20 @@ def gpu_choice(text: str) -> bool:
     return bool(_TWO_GPUS.search(text))
 
 
+def names_zluda(text: str) -> bool:
+    """Whether the text names ZLUDA (so a CUDA torch is the set-up, not the fault)."""
+    return bool(_ZLUDA.search(text))
+
+
 def hold(scored: Sequence[Match], text: str) -> list[Match]:
-    """``scored`` with the entry held below CONFIDENT where the text lacks its condition."""
+    """``scored`` with the two entries held below CONFIDENT where the text rules their condition out."""
     out = list(scored)
     for i, m in enumerate(out):
         if m.confidence <= HELD:
             continue
         eid = m.entry.id
         if eid == IGPU and not gpu_choice(text):
+            out[i] = replace(m, confidence=HELD)
+        elif eid == CUDA_BUILD and names_zluda(text):
             out[i] = replace(m, confidence=HELD)
     return out
