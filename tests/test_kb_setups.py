@@ -85,3 +85,23 @@ def test_a_cuda_torch_under_zluda_is_not_named_a_wrong_build(matcher: Matcher) -
 )
 def test_names_zluda(text: str, zluda: bool) -> None:
     assert setups.names_zluda(text) is zluda
+
+
+@pytest.mark.parametrize(
+    "crash",
+    [
+        "段错误 (核心已转储)",  # glibc zh_CN + bash zh_CN
+        "Speicherzugriffsfehler (Speicherabzug geschrieben)",  # de
+        "Ошибка сегментирования (стек памяти сброшен на диск)",  # ru
+        "Segmentation error",  # the same, retold
+    ],
+)
+def test_a_localised_segfault_at_first_gpu_use_is_named(matcher: Matcher, crash: str) -> None:
+    text = f"RX 6600, torch 2.0.1+rocm5.4.2\n$ python3 inference_video.py\n{crash}"
+    assert matcher.explain_text(text).matches[0].entry.id == "segfault-at-gpu-init"
+
+
+def test_a_segmentation_model_error_is_no_crash(matcher: Matcher) -> None:
+    # near miss: image segmentation, not a crash
+    text = "RX 6600, torch 2.0.1+rocm5.4.2\nthe segmentation mask has an error in its last row"
+    assert _conf(matcher, text, "segfault-at-gpu-init") < CONFIDENT
