@@ -105,3 +105,12 @@ def test_a_segmentation_model_error_is_no_crash(matcher: Matcher) -> None:
     # near miss: image segmentation, not a crash
     text = "RX 6600, torch 2.0.1+rocm5.4.2\nthe segmentation mask has an error in its last row"
     assert _conf(matcher, text, "segfault-at-gpu-init") < CONFIDENT
+
+
+def test_an_amdgpu_module_only_added_to_dkms_is_a_build_failure(matcher: Matcher) -> None:
+    # `dkms status`: "added" is a module never built, so rocminfo finds no KFD
+    text = "rocminfo: hsa api call failure ... Call returned 4104\n> dkms status\namdgpu, 1.9-307: added"
+    assert matcher.explain_text(text).matches[0].entry.id == "amdgpu-dkms-build-failure"
+    # near miss: a module built and installed for the running kernel is no build failure
+    ok = text.replace("amdgpu, 1.9-307: added", "amdgpu, 6.8.5, 6.8.0-45-generic, x86_64: installed")
+    assert _conf(matcher, ok, "amdgpu-dkms-build-failure") < CONFIDENT
