@@ -37,7 +37,9 @@ def matcher() -> Matcher:
 
 
 def _conf(matcher: Matcher, text: str, eid: str) -> float:
-    return next((m.confidence for m in matcher.explain_text(text).matches if m.entry.id == eid), 0.0)
+    return next(
+        (m.confidence for m in matcher.explain_text(text).matches if m.entry.id == eid), 0.0
+    )
 
 
 def test_an_igpu_beside_a_discrete_card_is_named(matcher: Matcher) -> None:
@@ -47,7 +49,9 @@ def test_an_igpu_beside_a_discrete_card_is_named(matcher: Matcher) -> None:
 
 def test_an_apu_alone_is_not_named_integrated_gpu_selected(matcher: Matcher) -> None:
     # near miss of the test above: the iGPU is the only GPU, so nothing was picked instead
-    text = "ROCm crash when loading a model with the integrated GPU\nCPU: Ryzen 7 8700G, no other card"
+    text = (
+        "ROCm crash when loading a model with the integrated GPU\nCPU: Ryzen 7 8700G, no other card"
+    )
     conf = _conf(matcher, text, setups.IGPU)
     assert 0 < conf < CONFIDENT
 
@@ -112,5 +116,7 @@ def test_an_amdgpu_module_only_added_to_dkms_is_a_build_failure(matcher: Matcher
     text = "rocminfo: hsa api call failure ... Call returned 4104\n> dkms status\namdgpu, 1.9-307: added"
     assert matcher.explain_text(text).matches[0].entry.id == "amdgpu-dkms-build-failure"
     # near miss: a module built and installed for the running kernel is no build failure
-    ok = text.replace("amdgpu, 1.9-307: added", "amdgpu, 6.8.5, 6.8.0-45-generic, x86_64: installed")
+    ok = text.replace(
+        "amdgpu, 1.9-307: added", "amdgpu, 6.8.5, 6.8.0-45-generic, x86_64: installed"
+    )
     assert _conf(matcher, ok, "amdgpu-dkms-build-failure") < CONFIDENT

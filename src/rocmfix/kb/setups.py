@@ -82,8 +82,8 @@ def hold(scored: Sequence[Match], text: str) -> list[Match]:
         if m.confidence <= HELD:
             continue
         eid = m.entry.id
-        if eid == IGPU and not gpu_choice(text):
-            out[i] = replace(m, confidence=HELD)
-        elif eid == CUDA_BUILD and names_zluda(text):
+        no_second_gpu = eid == IGPU and not gpu_choice(text)
+        zluda_cuda = eid == CUDA_BUILD and names_zluda(text)
+        if no_second_gpu or zluda_cuda:
             out[i] = replace(m, confidence=HELD)
     return out
