@@ -120,3 +120,15 @@ def test_an_amdgpu_module_only_added_to_dkms_is_a_build_failure(matcher: Matcher
         "amdgpu, 1.9-307: added", "amdgpu, 6.8.5, 6.8.0-45-generic, x86_64: installed"
     )
     assert _conf(matcher, ok, "amdgpu-dkms-build-failure") < CONFIDENT
+
+
+def test_a_rocm_pin_pip_cannot_find_is_a_wheel_mismatch(matcher: Matcher) -> None:
+    # pip offers only versions with a wheel whose tags fit this Python and OS
+    text = (
+        "pip install vllm==0.20.2+rocm721 --extra-index-url https://wheels.vllm.ai/rocm/0.20.2/rocm721\n"
+        "ERROR: No matching distribution found for vllm==0.20.2+rocm721"
+    )
+    assert matcher.explain_text(text).matches[0].entry.id == "python-or-wheel-incompatible"
+    # near miss: a package pip found and installed names no mismatch
+    ok = "Successfully installed vllm-0.20.2+rocm721"
+    assert _conf(matcher, ok, "python-or-wheel-incompatible") < CONFIDENT
