@@ -37,7 +37,7 @@ from rocmfix.extract import (
     make_engine,
     split_lines,
 )
-from rocmfix.kb import family, symptoms
+from rocmfix.kb import family, setups, symptoms
 from rocmfix.kb.model import Entry, KnowledgeBase, Signature
 from rocmfix.kb.render import RenderedFix, clean_value, derive, render_fixes
 
@@ -397,6 +397,10 @@ class Matcher:
             if facts is None:
                 facts = family.read(excerpt.full_text or region)
             scored = family.decide(scored, facts, self._by_id)
+        # Entries whose defining condition the text never states or rules out (a second GPU
+        # beside the iGPU; a CUDA torch that is ZLUDA's own set-up) stay below a named cause.
+        if any(m.entry.id in setups.HELD_IDS for m in scored):
+            scored = setups.hold(scored, excerpt.full_text or region)
         scored = [self._with_params(m, candidates, excerpt) for m in scored]
         # Ordered as shown (whole percents): where the shown figures tie, an entry that an
         # error line or symptom matched comes before one only the ranker put there (beside a

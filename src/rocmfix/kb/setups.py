@@ -1,0 +1,89 @@
+"""Facts about the user's set-up that keep two entries from being named on a mention alone.
+
+Beside :mod:`rocmfix.kb.family` (which reorders members of one family), this layer only
+lowers an entry whose defining condition the text itself contradicts or never states:
+
+* **integrated-gpu-selected** means an iGPU enumerated *beside* a discrete GPU and picked
+  instead of it (the taxonomy, tests/data/kb-taxonomy.yaml; the entry's caveat: "many
+  people run ROCm on an APU alone, where this entry does not apply"). ROCm lists each GPU
+  as its own agent and HIP numbers them from 0 (HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES,
+  https://rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html); an APU-only machine
+  has one agent and nothing to pick instead. Where the text names an iGPU or APU but no
+  discrete GPU, no second device and no choosing between devices, the entry is held below
+  the confidence that names a cause (it stays in the list as a hint).
+  Decisive evidence (gfx1036's rocBLAS abort, ``is_integrated: 1``, "Device 1: Radeon
+  Graphics", "found 2 ROCm devices") is a second device by itself and is left alone.
+
+* **cuda-build-on-amd** is held where the text names ZLUDA. ZLUDA runs unmodified CUDA
+  programs on AMD GPUs (https://github.com/vosen/ZLUDA, README; the Windows fork the apps
+  use, https://github.com/lshqqytiger/ZLUDA), and its PyTorch set-up *is* a CUDA build:
+  the launchers install torch from the ``whl/cu118`` index and copy ZLUDA's cublas,
+  cusparse and nvrtc DLLs over the CUDA ones in ``torch/lib`` (ComfyUI's
+  ``patchzluda.bat``, https://github.com/comfyanonymous/ComfyUI/blob/master/patchzluda.bat).
+  There a CUDA torch, "+cu118" or "Found no NVIDIA driver" (ZLUDA's nvcuda.dll not picked
+  up) is not the cause, and "install the ROCm build" would take apart a set-up that is
+  meant to be so. The entry stays in the list below a named cause.
+
+(cuda-build-on-amd was also tried held where the only torch build named is a ROCm one and
+no signature fired: on the tune side that cost 4 right answers of 108 and left no
+look-alike alone that was named before (the reports tell of a ROCm torch an app later
+replaced, or a CUDA-only companion wheel beside it), so it is not done.)
+"""
+
+from __future__ import annotations
+
+from rocmfix import _rx
+from rocmfix._record import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rocmfix.kb.matcher import Match
+
+IGPU = "integrated-gpu-selected"
+CUDA_BUILD = "cuda-build-on-amd"
+HELD = 0.3
+HELD_IDS = frozenset({IGPU, CUDA_BUILD})
+
+_ZLUDA = _rx.compile(r"(?i:\bzluda\b)")
+
+# Evidence of a second GPU or of a choice between devices.
+_TWO_GPUS = _rx.compile(
+    # a discrete AMD card by name: "RX 7900 XTX", "RX6800", "Radeon VII", "Radeon Pro W7900",
+    # "MI210", "Vega 64", a bare "7900 XTX"/"6700xt"
+    r"(?i:\bRX ?\d{3,4}(?!\d)|\bRadeon (?:VII|Pro)\b|(?<![A-Za-z0-9])MI\d{2,3}[AXL]?(?![A-Za-z0-9])|"
+    r"\bVega ?(?:56|64)\b|\b[5-9]\d{2}0 ?(?:XTX|XT|GRE)\b|"
+    # said outright
+    r"\b(?:dGPU|eGPU|discrete|dedicated (?:GPU|graphics|card))|(?<!\bno )(?<!\bany )(?<!\bwithout )\b(?:two|2|both|multiple|second|other) (?:AMD )?(?:GPU|graphics card|card|device)s?\b|"
+    # devices numbered or filtered
+    r"\bdevice ?(?:#|id )?[1-9]\b|\bcard ?[1-9]\b|\bcuda:[1-9]\b|\b(?:HIP|ROCR|CUDA)_VISIBLE_DEVICES\b|"
+    r"\bGPU ?\[?[1-9]\]?\s*:|\bfound [2-9] (?:ROCm |HIP |GPU )?devices\b|\bis_integrated\b|\bgfx1036\b|"
+    r"\binstead of (?:the |my )?(?:discrete|dedicated|main|real|big|dGPU|RX)\b|\b(?:on-?board|motherboard) (?:gpu|graphics?)\b)|"
+    # Chinese: 独显 / 独立显卡 (discrete card), 双显卡 (two cards)
+    r"独显|独立显卡|双显卡|两张显卡"
+)
+
+
+def gpu_choice(text: str) -> bool:
+    """Whether the text shows a second GPU or a choice between devices."""
+    return bool(_TWO_GPUS.search(text))
+
+
+def names_zluda(text: str) -> bool:
+    """Whether the text names ZLUDA (so a CUDA torch is the set-up, not the fault)."""
+    return bool(_ZLUDA.search(text))
+
+
+def hold(scored: Sequence[Match], text: str) -> list[Match]:
+    """``scored`` with the two entries held below CONFIDENT where the text rules their condition out."""
+    out = list(scored)
+    for i, m in enumerate(out):
+        if m.confidence <= HELD:
+            continue
+        eid = m.entry.id
+        no_second_gpu = eid == IGPU and not gpu_choice(text)
+        zluda_cuda = eid == CUDA_BUILD and names_zluda(text)
+        if no_second_gpu or zluda_cuda:
+            out[i] = replace(m, confidence=HELD)
+    return out

@@ -1,0 +1,134 @@
+"""Set-up facts that keep an entry from being named on a mention alone (rocmfix.kb.setups).
+
+integrated-gpu-selected means an iGPU enumerated beside a discrete GPU and picked instead of
+it; a machine whose only GPU is an APU has nothing to pick (the entry's own caveat). Each
+test pairs a text that shows the second GPU with a near miss that does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmfix.kb import setups
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import CONFIDENT, Matcher
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("ROCm picks the iGPU of my 7800X3D instead of the RX7900XTX", True),
+        ("Ryzen 7 7840HS w/ Radeon 780M Graphics and an RX 7700S", True),
+        ("the iGPU shows up as card1 and rocm-smi writes to it", True),
+        ("HIP_VISIBLE_DEVICES=0 hides the integrated GPU", True),
+        ("集成显卡和独显同时被 ROCm 识别，程序用了核显", True),
+        # near misses: an APU as the machine's only GPU
+        ("Vega igpu OpenCL/HIP GPU Hang on ROCm 6, AMD Ryzen 5 5625U with Radeon Graphics", False),
+        ("Radeon 890M iGPU (gfx1150): ROCm 7.2 hangs on the first queue", False),
+        ("我的笔记本只有核显 780M，ROCm 跑不起来", False),
+    ],
+)
+def test_gpu_choice(text: str, choice: bool) -> None:
+    assert setups.gpu_choice(text) is choice
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(load_kb(use_cache=False), use_ranker=False)
+
+
+def _conf(matcher: Matcher, text: str, eid: str) -> float:
+    return next(
+        (m.confidence for m in matcher.explain_text(text).matches if m.entry.id == eid), 0.0
+    )
+
+
+def test_an_igpu_beside_a_discrete_card_is_named(matcher: Matcher) -> None:
+    text = "ROCm crash when loading a model with the integrated GPU enabled\nGPU: RX 7900 XTX, CPU: 7800X3D"
+    assert _conf(matcher, text, setups.IGPU) >= CONFIDENT
+
+
+def test_an_apu_alone_is_not_named_integrated_gpu_selected(matcher: Matcher) -> None:
+    # near miss of the test above: the iGPU is the only GPU, so nothing was picked instead
+    text = (
+        "ROCm crash when loading a model with the integrated GPU\nCPU: Ryzen 7 8700G, no other card"
+    )
+    conf = _conf(matcher, text, setups.IGPU)
+    assert 0 < conf < CONFIDENT
+
+
+def test_a_decisive_gfx1036_abort_is_left_alone(matcher: Matcher) -> None:
+    # rocBLAS aborting for gfx1036 (a Ryzen 7000 desktop iGPU) is the second device itself
+    text = "rocBLAS error: Cannot read TensileLibrary.dat: for GPU arch : gfx1036"
+    assert _conf(matcher, text, setups.IGPU) >= CONFIDENT
+
+
+def test_a_cuda_torch_under_zluda_is_not_named_a_wrong_build(matcher: Matcher) -> None:
+    # ZLUDA's PyTorch set-up is a CUDA torch (whl/cu118) with ZLUDA's DLLs copied into
+    # torch/lib: "install the ROCm build" would take that set-up apart.
+    text = (
+        "Windows 11, RX 6800 XT, ComfyUI with ZLUDA\n"
+        "RuntimeError: Found no NVIDIA driver on your system.\n"
+        "torch 2.3.0+cu118"
+    )
+    conf = _conf(matcher, text, setups.CUDA_BUILD)
+    assert 0 < conf < CONFIDENT
+    # near miss: the same report without ZLUDA is a CUDA build on an AMD machine
+    assert _conf(matcher, text.replace(" with ZLUDA", ""), setups.CUDA_BUILD) >= CONFIDENT
+
+
+@pytest.mark.parametrize(
+    ("text", "zluda"),
+    [
+        ("patched with ZLUDA 3.9.5 for HIP SDK 5.7.1", True),
+        ("ComfyUI-Zluda fails to start", True),
+        ("我用 zluda 在 Windows 上跑 A卡", True),
+        # near misses: a word that only contains the letters, no ZLUDA named
+        ("zludafoo is not a thing", False),
+        ("HIP SDK 6.2 on Windows with an RX 7900 XTX", False),
+    ],
+)
+def test_names_zluda(text: str, zluda: bool) -> None:
+    assert setups.names_zluda(text) is zluda
+
+
+@pytest.mark.parametrize(
+    "crash",
+    [
+        "段错误 (核心已转储)",  # glibc zh_CN + bash zh_CN
+        "Speicherzugriffsfehler (Speicherabzug geschrieben)",  # de
+        "Ошибка сегментирования (стек памяти сброшен на диск)",  # ru
+        "Segmentation error",  # the same, retold
+    ],
+)
+def test_a_localised_segfault_at_first_gpu_use_is_named(matcher: Matcher, crash: str) -> None:
+    text = f"RX 6600, torch 2.0.1+rocm5.4.2\n$ python3 inference_video.py\n{crash}"
+    assert matcher.explain_text(text).matches[0].entry.id == "segfault-at-gpu-init"
+
+
+def test_a_segmentation_model_error_is_no_crash(matcher: Matcher) -> None:
+    # near miss: image segmentation, not a crash
+    text = "RX 6600, torch 2.0.1+rocm5.4.2\nthe segmentation mask has an error in its last row"
+    assert _conf(matcher, text, "segfault-at-gpu-init") < CONFIDENT
+
+
+def test_an_amdgpu_module_only_added_to_dkms_is_a_build_failure(matcher: Matcher) -> None:
+    # `dkms status`: "added" is a module never built, so rocminfo finds no KFD
+    text = "rocminfo: hsa api call failure ... Call returned 4104\n> dkms status\namdgpu, 1.9-307: added"
+    assert matcher.explain_text(text).matches[0].entry.id == "amdgpu-dkms-build-failure"
+    # near miss: a module built and installed for the running kernel is no build failure
+    ok = text.replace(
+        "amdgpu, 1.9-307: added", "amdgpu, 6.8.5, 6.8.0-45-generic, x86_64: installed"
+    )
+    assert _conf(matcher, ok, "amdgpu-dkms-build-failure") < CONFIDENT
+
+
+def test_a_rocm_pin_pip_cannot_find_is_a_wheel_mismatch(matcher: Matcher) -> None:
+    # pip offers only versions with a wheel whose tags fit this Python and OS
+    text = (
+        "pip install vllm==0.20.2+rocm721 --extra-index-url https://wheels.vllm.ai/rocm/0.20.2/rocm721\n"
+        "ERROR: No matching distribution found for vllm==0.20.2+rocm721"
+    )
+    assert matcher.explain_text(text).matches[0].entry.id == "python-or-wheel-incompatible"
+    # near miss: a package pip found and installed names no mismatch
+    ok = "Successfully installed vllm-0.20.2+rocm721"
+    assert _conf(matcher, ok, "python-or-wheel-incompatible") < CONFIDENT
