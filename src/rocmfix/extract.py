@@ -502,11 +502,12 @@ def _trie_regex(words: Sequence[bytes]) -> bytes:
     return emit(trie)
 
 
-def _required(source: str) -> tuple[bytes, ...] | None:
-    """Lower-cased literal texts one of which every match of ``source`` contains."""
+def _required(source: str, extend: bool = False) -> tuple[bytes, ...] | None:
+    """Lower-cased literal texts one of which every match of ``source`` contains
+    (``extend``: as Hyperscan reads it, see :func:`rocmfix.kb.literals.required_literals`)."""
     from rocmfix.kb.literals import required_literals  # noqa: PLC0415
 
-    lits = required_literals(source, ignore_case=True)
+    lits = required_literals(source, ignore_case=True, extend=extend)
     if not lits:
         return None
     return tuple(sorted(x.encode("utf-8") for x in lits))
@@ -704,7 +705,7 @@ def _stop(*_: object) -> bool:
 _STAGE1_MIN = 256 * 1024
 """Ranges shorter than this go straight to the full database (stage 1 would save little)."""
 _STAGE1_MAX_SKIP = 15
-_FACTOR_LEN = 12
+_FACTOR_LEN = 8
 
 
 def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) -> list[bytes]:
@@ -769,7 +770,7 @@ def _stage1_items(
     hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
     from rocmfix._quick import cached  # noqa: PLC0415
 
-    head = f"{getattr(hs, '__version__', '')}\0stage1-1\0{_FACTOR_LEN}\0".encode()
+    head = f"{getattr(hs, '__version__', '')}\0stage1-2\0{_FACTOR_LEN}\0".encode()
     key = head + b"\0".join(
         item[0] + b"\1" + str(item[1]).encode() + b"\1" + branch.encode("utf-8", "surrogatepass")
         for branch, item in kept
@@ -781,6 +782,8 @@ def _stage1_items(
         out: list[list[Any]] = []
         for branch, (expr, flags, _source, _icase, _pid) in kept:
             lits = _required(branch)
+            if lits is None or not all(_rare(t) for t in lits):
+                lits = _required(branch, extend=True)  # "gfx" -> "gfx6", "gfx7": rare again
             if lits is not None and all(_rare(t) for t in lits):
                 literal.append(lits)
             else:
