@@ -723,7 +723,7 @@ def _stop(*_: object) -> bool:
 _STAGE1_MIN = 256 * 1024
 """Ranges shorter than this go straight to the full database (stage 1 would save little)."""
 _STAGE1_MAX_SKIP = 15
-_FACTOR_LEN = 8
+_FACTOR_LEN = 12
 
 
 def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) -> list[bytes]:
