@@ -782,8 +782,10 @@ def _stage1_items(
     The full database costs ~0.9 s of CPU per GB on the KB's ~930 branches however
     few lines hit. Most branches need one of a few literal texts (:func:`_required`);
     where all of a branch's texts are rare (:func:`_rare`) the branch is stood for by
-    the :func:`factor_cover` of those texts, matched caselessly (a superset); every
-    other branch goes in as it is in the full database. A range stage 1 clears has
+    the :func:`factor_cover` of those texts, matched caselessly (a superset). A branch
+    whose texts are too short gets a second chance with the first characters of
+    what follows them (``extend``: ``\\bgfx(?:6\\d\\d|7\\d\\d)`` -> ``gfx6``, ``gfx7``);
+    every other branch goes in as it is in the full database. A range stage 1 clears has
     no hit; any stage-1 match sends the whole range to the full database, so the
     hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
     from rocmfix._quick import cached  # noqa: PLC0415
