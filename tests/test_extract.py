@@ -127,3 +127,27 @@ def test_a_corrupt_compiled_pattern_cache_is_ignored(tmp_path: Path) -> None:
     again = make_engine(PATTERNS, prefer="hyperscan")
     ex = extract_stream(io.BytesIO(b"ok\nhipErrorNoBinaryForGpu\n"), again)
     assert [f.first_line for f in ex.findings] == [2]
+
+
+def test_a_file_line_longer_than_a_read_but_not_than_a_chunk_is_scanned_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parallel file path reads CHUNK/4 at a time; a line longer than that (but
+    within CHUNK) is still scanned whole, as a pipe's reader scans it: a hit in its
+    middle is found, and it is no "long line"."""
+    pytest.importorskip("hyperscan")
+    monkeypatch.setattr(extract, "CHUNK", 1 << 16)  # reads of 16 KB; the file path from 256 KB
+    hs = make_engine(PATTERNS, prefer="hyperscan")
+    middle = b"y" * 20_000 + b" hipErrorNoBinaryForGpu " + b"z" * 20_000  # 40 KB: > a read, < a chunk
+    data = b"step 1 loss 0.5\n" * 20_000 + middle + b"\n" + b"step 2 loss 0.4\n" * 20_000
+    path = tmp_path / "train.log"
+    path.write_bytes(data)
+    with open_input(path) as stream:
+        got = extract_stream(stream, hs)
+    want = extract_stream(io.BytesIO(data), hs)
+    assert [(f.first_line, f.count) for f in got.findings] == [(20_001, 1)]
+    assert [(f.text, f.first_line, f.count) for f in got.findings] == [
+        (f.text, f.first_line, f.count) for f in want.findings
+    ]
+    assert got.long_lines == want.long_lines == 0
+    assert got.lines == want.lines == 40_001

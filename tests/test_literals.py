@@ -58,3 +58,39 @@ def test_every_kb_match_contains_one_of_its_literals() -> None:
                     assert any(x in hay for x in lits), (sig.pattern, text, sorted(lits))
                     checked += 1
     assert checked > 50  # the corpus does reach the signatures
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"\bgfx(?:6\d\d|7\d\d|80[0-9])\b", {"gfx6", "gfx7", "gfx8"}),  # run + first characters
+        (r"\bRTX ?\d{4}\b", {f"rtx{s}{d}" for s in ("", " ") for d in "0123456789"}),
+        (r"/dev/(?:kfd|dri/renderD\d+)$", {"/dev/k", "/dev/d"}),
+        (r"hipError\w+", {"hiperror"}),  # nothing follows that narrows it: the run alone
+        (r"ab?c", None),
+    ],
+)
+def test_extended_literals_take_the_first_characters_of_what_follows(pattern: str, expected: set[str] | None) -> None:
+    got = required_literals(pattern, ignore_case=True, extend=True)
+    assert (set(got) if got is not None else None) == expected
+
+
+def test_every_kb_match_contains_one_of_its_extended_literals() -> None:
+    """Stage 1 of the two-stage scan stands for a branch by these texts: a match
+    (``\\d`` as ASCII digits, as Hyperscan reads it) never lacks all of them."""
+    texts = [t for t in _texts() if t.isascii()]
+    texts += ["gfx803 and gfx906", "RTX 4090", "rtx3060", "crw-rw---- 1 root render 226, 128 /dev/kfd"]
+    checked = 0
+    for entry in load_kb().entries:
+        for sig in (*entry.signatures, *entry.excludes):
+            if sig.literal:
+                continue
+            lits = required_literals(sig.pattern, ignore_case=True, extend=True)
+            if lits is None:
+                continue
+            rx = re.compile(sig.pattern, re.IGNORECASE | re.ASCII)
+            for text in texts:
+                if rx.search(text):
+                    assert any(x in text.lower() for x in lits), (sig.pattern, text, sorted(lits))
+                    checked += 1
+    assert checked > 50

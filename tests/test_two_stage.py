@@ -116,7 +116,7 @@ def test_a_log_that_defeats_stage_one_costs_about_the_full_database(pair, tmp_pa
     two, one = pair
     path = tmp_path / "log"
     words = ("error", "version", "warning", "failed", "nccl", "rocm", "device", "memory")
-    size, chunk = 24 * extract.CHUNK, extract.CHUNK  # enough blocks for the backoff to settle
+    size, chunk = 24 * extract.CHUNK, extract._read_size()  # enough reads for the backoff to settle
     with path.open("w") as fh:
         written, i, nxt = 0, 0, chunk - 3000
         while written < size:

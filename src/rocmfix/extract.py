@@ -502,14 +502,44 @@ def _trie_regex(words: Sequence[bytes]) -> bytes:
     return emit(trie)
 
 
-def _required(source: str) -> tuple[bytes, ...] | None:
-    """Lower-cased literal texts one of which every match of ``source`` contains."""
+def _required(source: str, extend: bool = False) -> tuple[bytes, ...] | None:
+    """Lower-cased literal texts one of which every match of ``source`` contains
+    (``extend``: as Hyperscan reads it, see :func:`rocmfix.kb.literals.required_literals`)."""
     from rocmfix.kb.literals import required_literals  # noqa: PLC0415
 
-    lits = required_literals(source, ignore_case=True)
+    lits = required_literals(source, ignore_case=True, extend=extend)
     if not lits:
         return None
     return tuple(sorted(x.encode("utf-8") for x in lits))
+
+
+def _hs_plan(hs: object, patterns: Sequence[tuple[str, bool]]) -> tuple[list[list[Any]], list[int]]:
+    """Each pattern's branches as Hyperscan reads them, ``[expr, flags, pid, branch]``,
+    and the ids of patterns whose hits the exact regex confirms. Splitting the KB's
+    ~620 patterns costs ~25 ms a run: cached, keyed by the patterns."""
+    from rocmfix._quick import cached  # noqa: PLC0415
+
+    def build() -> tuple[list[list[Any]], list[int]]:
+        plan: list[list[Any]] = []
+        prefilter: set[int] = set()
+        base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
+        for pid, (source, icase) in enumerate(patterns):
+            flags = base | (hs.HS_FLAG_CASELESS if icase else 0)  # type: ignore[attr-defined]
+            if _HS_UNSUPPORTED.search(source):
+                flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
+                prefilter.add(pid)
+            for branch in split_alternation(source):
+                expr, superset = _hs_source(branch)
+                if superset:
+                    prefilter.add(pid)
+                plan.append([expr, flags, pid, branch])
+        return plan, sorted(prefilter)
+
+    key = f"{getattr(hs, '__version__', '')}\0hsplan-1\0".encode() + b"\0".join(
+        (("i" if icase else "c") + source).encode("utf-8", "surrogatepass") for source, icase in patterns
+    )
+    plan, prefilter = cached("hsplan", key, build)
+    return plan, prefilter
 
 
 class _HyperscanEngine:
@@ -529,21 +559,10 @@ class _HyperscanEngine:
         self._hs = hs
         self._patterns = list(patterns)
         self._exact: dict[int, re.Pattern[bytes] | re.Pattern[str] | None] = {}
-        self._prefilter: set[int] = set()
-        good: list[tuple[bytes, int, str, bool, int]] = []
-        branches: list[str] = []
-        base = hs.HS_FLAG_MULTILINE  # type: ignore[attr-defined]
-        for pid, (source, icase) in enumerate(patterns):
-            flags = base | (hs.HS_FLAG_CASELESS if icase else 0)  # type: ignore[attr-defined]
-            if _HS_UNSUPPORTED.search(source):
-                flags |= hs.HS_FLAG_PREFILTER  # type: ignore[attr-defined]
-                self._prefilter.add(pid)
-            for branch in split_alternation(source):
-                expr, superset = _hs_source(branch)
-                if superset:
-                    self._prefilter.add(pid)
-                good.append((expr, flags, source, icase, pid))
-                branches.append(branch)
+        plan, prefilter = _hs_plan(hs, self._patterns)
+        self._prefilter: set[int] = set(prefilter)
+        good = [(expr, flags, *patterns[pid], pid) for expr, flags, pid, _branch in plan]
+        branches = [row[3] for row in plan]
         self._db = _load_cached_db(hs, good) or None
         rest: list[tuple[str, bool]] = []
         if self._db is None and good:
@@ -763,13 +782,15 @@ def _stage1_items(
     The full database costs ~0.9 s of CPU per GB on the KB's ~930 branches however
     few lines hit. Most branches need one of a few literal texts (:func:`_required`);
     where all of a branch's texts are rare (:func:`_rare`) the branch is stood for by
-    the :func:`factor_cover` of those texts, matched caselessly (a superset); every
-    other branch goes in as it is in the full database. A range stage 1 clears has
+    the :func:`factor_cover` of those texts, matched caselessly (a superset). A branch
+    whose texts are too short gets a second chance with the first characters of
+    what follows them (``extend``: ``\\bgfx(?:6\\d\\d|7\\d\\d)`` -> ``gfx6``, ``gfx7``);
+    every other branch goes in as it is in the full database. A range stage 1 clears has
     no hit; any stage-1 match sends the whole range to the full database, so the
     hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
     from rocmfix._quick import cached  # noqa: PLC0415
 
-    head = f"{getattr(hs, '__version__', '')}\0stage1-1\0{_FACTOR_LEN}\0".encode()
+    head = f"{getattr(hs, '__version__', '')}\0stage1-2\0{_FACTOR_LEN}\0".encode()
     key = head + b"\0".join(
         item[0] + b"\1" + str(item[1]).encode() + b"\1" + branch.encode("utf-8", "surrogatepass")
         for branch, item in kept
@@ -781,6 +802,8 @@ def _stage1_items(
         out: list[list[Any]] = []
         for branch, (expr, flags, _source, _icase, _pid) in kept:
             lits = _required(branch)
+            if lits is None or not all(_rare(t) for t in lits):
+                lits = _required(branch, extend=True)  # "gfx" -> "gfx6", "gfx7": rare again
             if lits is not None and all(_rare(t) for t in lits):
                 literal.append(lits)
             else:
@@ -1065,12 +1088,13 @@ def _decode(raw: bytes | memoryview) -> str:
     return bytes(raw).decode("utf-8", errors="replace")
 
 
-def _tally(groups: dict[bytes, list[int]], raw: bytes, line_no: int) -> bool:
+def _tally(groups: dict[bytes, list[int]], raw: bytes, line_no: int, cap: int = 0) -> bool:
     """Count one hit of line text ``raw`` at ``line_no`` in ``groups`` (text -> [first, last,
-    count]); False, counting nothing, when the text is new and ``groups`` is full."""
+    count]); False, counting nothing, when the text is new and ``groups`` is full
+    (``cap`` texts, MAX_HITS_PER_CHUNK when 0)."""
     group = groups.get(raw)
     if group is None:
-        if len(groups) >= MAX_HITS_PER_CHUNK:
+        if len(groups) >= (cap or MAX_HITS_PER_CHUNK):
             return False
         groups[raw] = [line_no, line_no, 1]
     else:
@@ -1253,6 +1277,11 @@ def _which(name: str) -> str | None:
     return None
 
 
+def _read_size() -> int:
+    """Bytes per read on the parallel file path (see :func:`_extract_file`)."""
+    return max(CHUNK // 4, 64)
+
+
 def _extract_file(
     fd: int, start: int, size: int, engine: _ReEngine | _HyperscanEngine, counter: _LineCounter
 ) -> Excerpt:
@@ -1261,8 +1290,17 @@ def _extract_file(
     Line numbers are not counted while scanning: the total comes from the line
     counter (a second process), and a hit's number from counting only the
     stretch between it and the nearer counted point (usually a few MB).
+
+    Reads are a quarter of CHUNK: with two workers four reads are in flight, and
+    4 x 2 MB stay in the CPU caches between the copy from the page cache and the
+    scan where 4 x 8 MB do not (a 256 MB slice, two cores: ~0.1 s of CPU per GB
+    less). A read with no newline in it is read again as a whole CHUNK, so lines
+    up to CHUNK long are scanned whole as before; the per-read cap on distinct hit
+    lines is a quarter of MAX_HITS_PER_CHUNK, the same bound per byte.
     """
     state = _State()
+    step = _read_size()
+    cap = max(MAX_HITS_PER_CHUNK * step // CHUNK, 1)
     workers = _workers() if engine.name == "hyperscan" else 1
     pool = None
     pending: deque[tuple[int, int, bytes, Any]] = deque()
@@ -1289,7 +1327,7 @@ def _extract_file(
                 if le - ls <= _LONG_BYTES
                 else _long_head_tail(memoryview(block)[ls:le])
             )
-            if not _tally(groups, raw, line_no):
+            if not _tally(groups, raw, line_no, cap):
                 state.dropped += 1
         chunk_hits.append((s, [(r, a, b, c) for r, (a, b, c) in groups.items()]))
 
@@ -1308,14 +1346,17 @@ def _extract_file(
             if _grep_scan(fd, start, size, engine, state, counter):  # type: ignore[arg-type]
                 pos = size  # grep read it all
         while pos < size:
-            block = _pread(fd, min(CHUNK, size - pos), pos)
+            block = _pread(fd, min(step, size - pos), pos)
             if not block:
                 break
+            cut = block.rfind(b"\n") + 1 if pos + len(block) < size else len(block)
+            if cut == 0 and step < CHUNK:  # a long line: as much as a whole CHUNK
+                block = _pread(fd, min(CHUNK, size - pos), pos)
+                cut = block.rfind(b"\n") + 1 if pos + len(block) < size else len(block)
             if not first:
                 first = block[: SHORT_INPUT + 1]
                 if b"\n" not in block and b"\r" in block:
                     raise _NotPlain
-            cut = block.rfind(b"\n") + 1 if pos + len(block) < size else len(block)
             if cut == 0:  # one line longer than a chunk: find its end without keeping it
                 end = pos + len(block)
                 while end < size:
