@@ -357,3 +357,18 @@ async def test_a_missing_file_is_reported_in_chinese_in_a_chinese_session(tmp_pa
         await settle(app, pilot)
         notes = [n.message for n in app._notifications]
         assert any("nope.log：文件不存在" in n and "请检查路径" in n for n in notes), notes
+
+
+async def test_detail_names_the_fixes_that_wait_for_the_gpus(tmp_path: Path) -> None:
+    line = "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
+    app = RocmfixApp(demo_session(tmp_path), text=line, name="paste")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, DetailScreen)
+        fixes = app.screen.query_one("#fixes", OptionList)
+        last = fixes.get_option_at_index(fixes.option_count - 1)
+        assert last.disabled and "depend on this machine's GPUs" in str(last.prompt)
+        # every enabled option is one of the fixes offered, in order (selection maps by index)
+        assert fixes.option_count == len(app.screen.fixes) + 1

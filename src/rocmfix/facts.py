@@ -46,6 +46,14 @@ class GfxTarget:
     sources: tuple[str, ...]
     first_listed: str | None = None
     """First ROCm release whose Linux support list names the target, when established."""
+    first_built: str | None = None
+    """An older release that verifiably built PyTorch for the target (ROCm 5.5 for gfx1100,
+    which the list names from 6.0): from it on, ROCm does not predate the GPU."""
+
+    @property
+    def first_supported(self) -> str | None:
+        """The first release that runs the target: ``first_built``, else ``first_listed``."""
+        return self.first_built or self.first_listed
 
     @property
     def integrated(self) -> bool:
@@ -69,6 +77,7 @@ def gfx_targets() -> dict[str, GfxTarget]:
             support=str(support.get("status_latest", "unknown")),
             sources=tuple(row.get("source") or ()),
             first_listed=str(support["first_listed"]) if support.get("first_listed") else None,
+            first_built=str(support["first_built"]) if support.get("first_built") else None,
         )
     return out
 
@@ -105,7 +114,7 @@ def rocm_predates(version: str | None, gfx: str) -> bool | None:
     True (older), False (it lists it, or a later one does and this is newer), None when
     either the installed version or the target's first release is unknown."""
     info = gfx_info(gfx)
-    have, first = version_key(version), version_key(info.first_listed if info else None)
+    have, first = version_key(version), version_key(info.first_supported if info else None)
     if have is None or first is None:
         return None
     return have < first

@@ -392,10 +392,10 @@ SUMMARIES: tuple[tuple[re.Pattern[str], str], ...] = _specific_first(
             "集成显卡 {gfx}(节点 {n})可见,而 torch 没有它的内核;HIP 可能因此无法为所有设备加载代码",
         ),
         (
-            "ROCm {v} is older than the first release that lists {gfx} (node {n}, listed from ROCm {w})",
-            "ROCm {v} 早于最早列出 {gfx} 的版本(节点 {n},从 ROCm {w} 起列出)",
+            "ROCm {v} is older than the first release that supports {gfx} (node {n}, supported from ROCm {w})",
+            "ROCm {v} 早于最早支持 {gfx} 的版本(节点 {n},从 ROCm {w} 起支持)",
         ),
-        ("ROCm {v} is older than the first release that lists {named}", "ROCm {v} 早于最早列出 {named} 的版本"),
+        ("ROCm {v} is older than the first release that supports {named}", "ROCm {v} 早于最早支持 {named} 的版本"),
         ("ROCm {v} lists {named}, yet its runtime does not recognise it", "ROCm {v} 列出了 {named},但它的运行时不认识它"),
         (
             "the runtime could not create an agent for {named}; {nodes} do not open",

@@ -45,6 +45,10 @@ _LABELS = {
         "risk": "risk",
         "checks": "This machine",
         "derived": "Derived for your GPU (not found in the text)",
+        "waiting_one": "Fix {n} depends on this machine's GPUs, which the text does not name: `rocmfix explain --check` reads them here (or paste the output of `rocminfo`).",
+        "waiting_many": "Fixes {n} depend on this machine's GPUs, which the text does not name: `rocmfix explain --check` reads them here (or paste the output of `rocminfo`).",
+        "list_sep": ", ",
+        "and": " and ",
         "risk_levels": {},
         "colon": ": ",
     },
@@ -77,6 +81,10 @@ _LABELS = {
         "risk": "风险",
         "checks": "本机检查",
         "derived": "根据你的 GPU 推导（文本中并未出现）",
+        "waiting_one": "修复 {n} 取决于本机的 GPU，而文本中没有写明：运行 `rocmfix explain --check` 在本机读取（或粘贴 `rocminfo` 的输出）。",
+        "waiting_many": "修复 {n} 取决于本机的 GPU，而文本中没有写明：运行 `rocmfix explain --check` 在本机读取（或粘贴 `rocminfo` 的输出）。",
+        "list_sep": "、",
+        "and": "、",
         "risk_levels": {"low": "低", "medium": "中", "high": "高"},
     },
 }
@@ -185,6 +193,8 @@ def _render_match(
 
     found = {k: v for k, v in m.params.items() if k not in DERIVED}
     derived = {k: v for k, v in m.params.items() if k in DERIVED}
+    if "gfx_from" in derived and "gfx" in found:  # read from a product name, not written out
+        derived["gfx"] = f"{found.pop('gfx')} ({derived.pop('gfx_from')})"
     if found:
         values = ", ".join(f"{k}={v}" for k, v in sorted(found.items()))
         console.print(
@@ -238,6 +248,14 @@ def _render_match(
                 _whole(console, f"{t['run']}: {cmd}", 7, "cyan")
             for command in fix.commands:
                 _whole(console, f"$ {command}", 7, "cyan")
+    from rocmfix.kb.render import waiting_for_gpus
+
+    waiting = waiting_for_gpus(entry.fixes, m.params) if checks is None else ()
+    if waiting:
+        nums = [str(n) for n in waiting]
+        names = t["list_sep"].join(nums[:-1]) + t["and"] + nums[-1] if len(nums) > 1 else nums[0]
+        key = "waiting_many" if len(waiting) > 1 else "waiting_one"
+        _prose(console, t[key].format(n=names), 4, lang, "dim")
     if entry.text("caveats", lang):
         console.print(
             Padding(Text(t["caveats"], style="bold underline"), (1, 0, 0, 2), expand=False)

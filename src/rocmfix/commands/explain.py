@@ -249,6 +249,7 @@ def _explain(args: argparse.Namespace):  # type: ignore[no-untyped-def]  # retur
 def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, Any]:
     """The stable ``rocmfix.explain/1`` object for an Explanation."""
     from rocmfix.kb.ranker import similar_cases
+    from rocmfix.kb.render import held_back
 
     matches = []
     for m in result.matches[: max(top, 0)]:
@@ -261,6 +262,10 @@ def to_json(result: Any, top: int, lang: str, checks: Any = None) -> dict[str, A
                 "evidence": [e.to_json() for e in m.evidence],
                 "params": dict(m.params),
                 "fixes": [f.to_json() for f in m.fixes(lang)],
+                # fixes left out for a value the input lacks, by number (as `fix --pick` counts)
+                "held_back": [
+                    {"number": n, "needs": list(names)} for n, names in held_back(m.entry.fixes, m.params)
+                ],
                 "references": list(m.entry.references),
                 "similar": [c.to_json() for c in similar],
             }

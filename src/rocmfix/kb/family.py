@@ -414,3 +414,38 @@ def decide(
             Match(entry=entries[e], confidence=after[e], evidence=(), via="facts") for e in new
         )
     return out
+
+
+# Anything written like a Radeon or Instinct product: a name here that :data:`_PRODUCT` and
+# the tables do not resolve means the text names a GPU whose gfx is not known.
+_PRODUCT_LIKE = _rx.compile(r"(?i:\b(?:RX|Radeon(?: Pro| RX)?) ?[A-Z]?\d{3,4}[A-Z]{0,3}\b|\bMI\d{2,3}[A-Z]?\b)")
+
+
+def named_gpus(text: str) -> list[tuple[str, str]]:
+    """The GPUs the text names by product or chip codename, as ``(name as written, gfx)``,
+    one per distinct gfx, in order of first mention ("RX 6600" -> gfx1032, "Navi 22" ->
+    gfx1031). Only names the sourced tables list; a gfx target written out is not here
+    (``compat.gpus_from_text`` reads those)."""
+    if not (_PRODUCT.search(text) or _CODENAME.search(text)):
+        return []  # no name: the tables (and their imports) stay off the cold path
+    from rocmfix import compat  # noqa: PLC0415 - tables load only when a name is there
+
+    found: list[tuple[int, str, str]] = []
+    spans: list[tuple[int, int]] = []
+    for m in _PRODUCT.finditer(text):
+        gpu = compat.gpu_from_name(" ".join(p for p in m.groups() if p))
+        if gpu is not None:
+            found.append((m.start(), m.group(0), gpu.bare))
+            spans.append(m.span())
+    for m in _PRODUCT_LIKE.finditer(text):
+        if not any(m.start() < b and a < m.end() for a, b in spans):
+            return []  # a card the tables do not resolve ("RX 7600S"): the GPUs are not known
+    for m in _CODENAME.finditer(text):
+        gfx = _codename_gfx(m.group(1))
+        if gfx is not None:
+            found.append((m.start(), m.group(0), gfx))
+    out: list[tuple[str, str]] = []
+    for _, name, gfx in sorted(found):
+        if all(gfx != g for _, g in out):
+            out.append((name, gfx))
+    return out

@@ -38,6 +38,7 @@ _SHAPES: dict[str, re.Pattern[str]] = {
     "torch_version": _rx.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,24})?"),
     "library": _rx.compile(r"lib[A-Za-z0-9_+\-]{1,64}\.so(?:\.[0-9]{1,4}){0,4}"),
     "device_index": _rx.compile(r"\d{1,3}"),
+    "gfx_from": _rx.compile(r"[A-Za-z0-9][A-Za-z0-9 ]{1,31}"),
     "node": _rx.compile(r"\d{1,3}"),
     "alloc_size": _rx.compile(r"\d{1,9}(?:\.\d{1,3})? ?(?:[KMGT]i?B|bytes)"),
     "python_version": _rx.compile(r"3\.\d{1,2}"),
@@ -72,9 +73,17 @@ def derive(
     """
     out = dict(params)
     tagged = bool(out.get("torch_version")) and "+" in out["torch_version"]
-    if machine is None and not tagged and not out.get("gfx"):
-        texts = list(texts)
-        if not any("gfx" in t.lower() for t in texts):
+    texts = list(texts)
+    named: list[tuple[str, str]] = []
+    if machine is None and not out.get("gfx") and not any("gfx" in t.lower() for t in texts):
+        # No gfx target written out: a product or chip name ("RX 6600", "Navi 22") tells
+        # the GPU through the sourced tables. The value is marked as derived (gfx_from).
+        from rocmfix.kb.family import named_gpus  # noqa: PLC0415
+
+        named = named_gpus("\n".join(texts))
+        if len(named) == 1:
+            out["gfx"], out["gfx_from"] = named[0][1], named[0][0]
+        if not tagged and not named:
             # No GPU named and no tagged build: the compatibility model has nothing to
             # derive (the path below would return ``out`` unchanged), so skip importing it.
             return out
@@ -85,6 +94,8 @@ def derive(
         torch = compat.TorchBuild(out["torch_version"])
     if machine is None:
         gpus = compat.gpus_from_text("\n".join(texts))
+        if not gpus and named:
+            gpus = tuple(compat.Gpu(gfx, name=name) for name, gfx in named)
         if not gpus and out.get("gfx"):
             gpus = (compat.Gpu(out["gfx"]),)
         machine = compat.Machine(
@@ -135,9 +146,32 @@ def plan_params(plan: compat.Plan, torch: compat.TorchBuild | None) -> dict[str,
     return out
 
 
+# Values that only this machine's GPUs (or the GPUs a text names) tell.
+GPU_VALUES = frozenset({"gfx", "hsa_override", "rocm_index", "install_index", "igpu"})
+
+
+def held_back(fixes: tuple[Fix, ...], params: Mapping[str, str]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """The fixes :func:`render_fixes` leaves out, by number, with the values each waits for."""
+    return tuple(
+        (number, tuple(name for name in fix.when if name not in params))
+        for number, fix in enumerate(fixes, 1)
+        if any(name not in params for name in fix.when)
+    )
+
+
+def waiting_for_gpus(fixes: tuple[Fix, ...], params: Mapping[str, str]) -> tuple[int, ...]:
+    """Numbers of the fixes held back only because no GPU is known: the text names none
+    (no gfx, no product) and they wait for values the GPUs decide (override, index, iGPU)."""
+    if "gfx" in params:
+        return ()
+    return tuple(n for n, names in held_back(fixes, params) if set(names) <= GPU_VALUES)
+
+
 # Values the compatibility model derives (never read from the text): shown apart
 # from the user's own values, so a suggested override never reads as one that is set.
-DERIVED = frozenset({"hsa_override", "rocm_index", "install_index", "igpu", "alloc_expandable"})
+DERIVED = frozenset(
+    {"hsa_override", "rocm_index", "install_index", "igpu", "alloc_expandable", "gfx_from"}
+)
 
 # What to run to learn a value a fix needs when it is not known.
 LEARN: dict[str, tuple[str, str]] = {

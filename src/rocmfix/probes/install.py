@@ -174,7 +174,7 @@ def check_rocm_install(ctx: Context) -> CheckResult:
 
 
 def _predates_gpus(ctx: Context, version: str) -> CheckResult | None:
-    """The system ROCm against the first release that lists each KFD GPU's gfx.
+    """The system ROCm against the first release that supports each KFD GPU's gfx.
 
     Older than that is a possible cause only while nothing shows the GPU working: a ROCm
     PyTorch wheel brings its own runtime, so a torch that sees the GPU makes the old system
@@ -183,10 +183,11 @@ def _predates_gpus(ctx: Context, version: str) -> CheckResult | None:
     old = [g for g in ctx.gpus() if facts.rocm_predates(version, g.gfx)]
     if not old:
         return None
-    first = {g.gfx: facts.gfx_info(g.gfx).first_listed for g in old}  # type: ignore[union-attr]
-    named = ", ".join(f"{g.gfx} (node {g.node}, listed from ROCm {first[g.gfx]})" for g in old)
+    first = {g.gfx: facts.gfx_info(g.gfx).first_supported for g in old}  # type: ignore[union-attr]
+    listed = {g.gfx: facts.gfx_info(g.gfx).first_listed or first[g.gfx] for g in old}  # type: ignore[union-attr]
+    named = ", ".join(f"{g.gfx} (node {g.node}, supported from ROCm {first[g.gfx]})" for g in old)
     evidence = [ev("system ROCm", version)] + [
-        ev(f"KFD node {g.node}", f"{g.gfx}, first listed in ROCm {first[g.gfx]}") for g in old
+        ev(f"KFD node {g.node}", f"{g.gfx}, first supported in ROCm {first[g.gfx]}") for g in old
     ]
     probe = ctx.torch()
     if probe is not None and probe.is_available and probe.device_count:
@@ -199,12 +200,13 @@ def _predates_gpus(ctx: Context, version: str) -> CheckResult | None:
     return result(
         "rocm-install",
         Status.WARN,
-        f"ROCm {version} is older than the first release that lists {named}",
+        f"ROCm {version} is older than the first release that supports {named}",
         details="A runtime older than the GPU may not know it. Tools and builds that use the system "
         "ROCm (rocminfo, compiled extensions) are affected; a ROCm PyTorch wheel brings its own.",
         evidence=evidence,
         kb=["rocm-too-old-for-gpu"],
-        fix=f"Install ROCm {max(first.values(), key=facts.version_key)} or newer.",
+        # the release AMD's support list names: the one a user should install
+        fix=f"Install ROCm {max(listed.values(), key=facts.version_key)} or newer.",
     )
 
 
@@ -480,22 +482,23 @@ def _unrecognized(
     ev_version = ev("system ROCm", version or "not recorded")
     old = [g for g in skipped if facts.rocm_predates(version, g.gfx)]
     if old:
-        first = {g.gfx: facts.gfx_info(g.gfx).first_listed for g in old}  # type: ignore[union-attr]
+        first = {g.gfx: facts.gfx_info(g.gfx).first_supported for g in old}  # type: ignore[union-attr]
+        listed = {g.gfx: facts.gfx_info(g.gfx).first_listed or first[g.gfx] for g in old}  # type: ignore[union-attr]
         g = old[0]
         return result(
             "rocminfo",
             Status.FAIL,
             f"ROCm {version} does not recognise {', '.join(f'{x.gfx} (node {x.node})' for x in old)};"
-            f" AMD lists {g.gfx} from ROCm {first[g.gfx]}",
+            f" {g.gfx} is supported from ROCm {first[g.gfx]}",
             details="The runtime skips a KFD GPU node whose ISA it has no code for: this ROCm "
             "release predates the GPU. An override borrowing an older ISA is no fix.",
             evidence=[hit, ev_version]
             + [
-                ev(f"KFD node {x.node}", f"{x.gfx}, first listed in ROCm {first[x.gfx]}")
+                ev(f"KFD node {x.node}", f"{x.gfx}, first supported in ROCm {first[x.gfx]}")
                 for x in old
             ],
             kb=["rocm-too-old-for-gpu"],
-            fix=f"Install ROCm {max(first.values(), key=facts.version_key)} or newer, with a PyTorch "
+            fix=f"Install ROCm {max(listed.values(), key=facts.version_key)} or newer, with a PyTorch "
             "wheel built for it.",
         )
     lists = [g for g in skipped if facts.rocm_predates(version, g.gfx) is False]

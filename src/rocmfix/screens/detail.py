@@ -77,6 +77,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "values": "Values found",
         "values_machine": "Values from this machine",
         "no_fix": "No fix applies with the values known.",
+        "waiting": "Fix {n} depends on this machine's GPUs, which the text does not name: `rocmfix explain --check` reads them (or paste the output of `rocminfo`).",
+        "waiting_many": "Fixes {n} depend on this machine's GPUs, which the text does not name: `rocmfix explain --check` reads them (or paste the output of `rocminfo`).",
         "from_kb": "from the knowledge base",
         "confidence": "confidence",
         "by_signature": "matched by signature",
@@ -105,6 +107,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "values": "检测到的值",
         "values_machine": "本机的值",
         "no_fix": "根据已知的值，没有适用的修复。",
+        "waiting": "修复 {n} 取决于本机的 GPU，而文本中没有写明：运行 `rocmfix explain --check` 读取（或粘贴 `rocminfo` 的输出）。",
+        "waiting_many": "修复 {n} 取决于本机的 GPU，而文本中没有写明：运行 `rocmfix explain --check` 读取（或粘贴 `rocminfo` 的输出）。",
         "from_kb": "来自知识库",
         "confidence": "可信度",
         "by_signature": "由错误特征匹配",
@@ -257,14 +261,23 @@ class DetailScreen(ReportsWorkerErrors, Screen[None]):
             return {}
 
     def on_mount(self) -> None:
-        from rocmfix.kb.render import render_fixes
+        from rocmfix.kb.render import render_fixes, waiting_for_gpus
 
         lang = self.app.session.lang  # type: ignore[attr-defined]
-        self.fixes = render_fixes(self.entry.fixes, self._params(), lang)
+        params = self._params()
+        self.fixes = render_fixes(self.entry.fixes, params, lang)
         fixes = self.query_one("#fixes", OptionList)
         fixes.add_options([fix_option(f.number, f, lang) for f in self.fixes])
         if not self.fixes:
             fixes.add_option(Option(_t(lang, "no_fix"), disabled=True))
+        # Fixes left out until the GPUs are known (a match from a text naming none); after
+        # the fixes offered, so an option's index stays its fix's place in self.fixes.
+        waiting = waiting_for_gpus(self.entry.fixes, params) if self.match is not None else ()
+        if waiting:
+            sep = "、" if lang == "zh" else ", "
+            names = sep.join(map(str, waiting))
+            key = "waiting_many" if len(waiting) > 1 else "waiting"
+            fixes.add_option(Option(Text(_t(lang, key, n=names), style="dim"), disabled=True))
         actions = [n for n, f in enumerate(self.fixes) if f.action and f.complete]
         fixes.highlighted = actions[0] if actions else (0 if self.fixes else None)
         fixes.focus(scroll_visible=False)
