@@ -109,6 +109,16 @@ _ROUNDS_CF_CL = re.compile(r"^heldout/heldout-c[f-l]\.jsonl$")
 NEWEST_CM_FROZEN_FLOOR = {"top1": 0.38, "top3": 0.74, "unrelated_unmatched": 0.76}
 _ROUNDS_CM_CW = re.compile(r"^heldout/heldout-c[m-w]\.jsonl$")
 
+# Rounds cx-df (94 reports: 67 labelled, 27 look-alikes; collectors c11-c13 of session 9,
+# merged after the session's code had landed) scored once with the code at 4dd3253:
+# whole rounds top-1 0.493, top-3 0.731, look-alikes left alone 0.741, confidence >= 0.5
+# right 0.898; their frozen side (27 cases, 18 labelled, 9 look-alikes): 0.333 / 0.722 /
+# 1.000. With 18 and 9 cases one case is 6 and 11 points; each floor is set one case
+# below what was measured, so that a retrained ranker is judged on the frozen totals
+# rather than on a single report of a small group.
+NEWEST_CX_FROZEN_FLOOR = {"top1": 0.27, "top3": 0.66, "unrelated_unmatched": 0.88}
+_ROUNDS_CX_DF = re.compile(r"^heldout/heldout-(?:c[x-z]|d[a-f])\.jsonl$")
+
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, object]:
@@ -138,8 +148,9 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
         (_ROUNDS_BW_CE, NEWEST_FROZEN_FLOOR),
         (_ROUNDS_CF_CL, NEWER_FROZEN_FLOOR),
         (_ROUNDS_CM_CW, NEWEST_CM_FROZEN_FLOOR),
+        (_ROUNDS_CX_DF, NEWEST_CX_FROZEN_FLOOR),
     ],
-    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-cl", "cm-cw"],
+    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-cl", "cm-cw", "cx-df"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
