@@ -58,6 +58,9 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("Need to use sudo to run clinfo. Is this normal?", "denied"),
         ("rocminfo fails but sudo rocminfo works", "denied"),
         ("I am not a member of the render group", "denied"),
+        # EACCES named before the node, and both groups in one breath
+        ("rocminfo in the pod: Permission denied for /dev/kfd", "denied"),
+        ("the service user is not member of video and render group", "denied"),
         ("ROCk module is NOT loaded, possibly no GPU devices", "missing"),
         # glibc's Chinese and German wording of ENOENT / EACCES, Chinese prose
         ("ls: 无法访问 '/dev/kfd': 没有那个文件或目录", "missing"),
@@ -75,6 +78,8 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("/dev/kfd: No such file or directory, and /dev/dri/renderD128: Permission denied", None),
         ("sudo apt install rocm works", None),
         ("added myself to the render group as the guide says; the model still fails", None),
+        ("Permission denied for /home/me/.cache/huggingface", None),
+        ("not a member of the docker and wheel groups", None),
     ],
 )
 def test_kfd_state(text: str, state: str | None) -> None:
@@ -319,3 +324,87 @@ def test_matcher_names_a_mismatch_where_the_soname_is_of_another_rocm(matcher: M
     # near misses: nothing says which ROCm is installed, or it is ROCm 6 itself
     assert _order(matcher, missing)[0] == "hip-runtime-lib-missing"
     assert _order(matcher, "ROCm 6.2 is installed\n" + missing)[0] == "hip-runtime-lib-missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        # EACCES told before the node (the order rocminfo does not use), with no sudo or group line
+        (
+            "Inside the container rocminfo prints Permission denied for /dev/kfd and /dev/dri,"
+            " torch falls back to the CPU",
+            "kfd-permission-denied",
+        ),
+        (
+            "ollama runs as a system user that is not a member of the video or render groups, so"
+            " the GPU is not used",
+            "kfd-permission-denied",
+        ),
+        ("容器里 torch 只能用 CPU，日志显示没有权限访问 /dev/kfd", "kfd-permission-denied"),
+    ],
+)
+def test_matcher_names_a_denied_node_told_in_other_words(
+    matcher: Matcher, text: str, first: str
+) -> None:
+    # inside a report (past the typed-symptom length), so a signature has to name it
+    report = _REPORT_HEAD + text + "\n"
+    assert len(report) > 400
+    top = matcher.explain_text(report).top
+    assert top is not None and top.entry.id == first and top.confident
+
+
+_REPORT_HEAD = (
+    "### Describe the bug\nThe app starts but generation is slow.\n### Environment\n"
+    "OS: Ubuntu 24.04, kernel 6.8.0-45-generic\nApp version 1.9.2, Python 3.11.9\n"
+    "Installed with the one-line installer, models in ~/models, port 8080.\n"
+    "Config: context 8192, batch 512, threads 16, flash attention off, mmap on.\n"
+    "Loading model llama-3-8b-q4_k_m.gguf ... done in 4.2 s\nServer listening on 0.0.0.0:8080\n"
+    "### Logs\n"
+)
+
+
+def test_a_denied_path_that_is_no_gpu_node_is_not_a_permission_cause(matcher: Matcher) -> None:
+    # near misses: EACCES on a cache folder, a video-decode stack's render node (the entry's excludes)
+    for text in (
+        "PermissionError: Permission denied for /home/me/.cache/torch/kernels",
+        "ffmpeg -hwaccel vaapi: Permission denied when opening /dev/dri/renderD128",
+    ):
+        top = matcher.explain_text(text).top
+        assert top is None or top.entry.id != "kfd-permission-denied" or not top.confident
+
+
+def test_a_hip_dll_of_another_release_is_a_mismatch_and_a_missing_one_is_not(
+    matcher: Matcher,
+) -> None:
+    # The HIP SDK renames its runtime per major (amdhip64_6.dll replaces amdhip64.dll,
+    # ROCm/rocm-install-on-windows docs/index.rst); a copy found but of an older release is two
+    # releases meeting, a DLL not found at all is the library missing.
+    older = (
+        "llama-server uses C:\\Windows\\System32\\amdhip64_6.dll, which is an older version than"
+        " the one in the HIP SDK 6.4 folder; no GPU is found"
+    )
+    assert _order(matcher, older)[0] == "rocm-library-version-mismatch"
+    stale = "The installer drops a stale copy of amdhip64_7.dll next to the exe and the backend fails"
+    assert _order(matcher, stale)[0] == "rocm-library-version-mismatch"
+    newer = "The Adrenalin driver ships a newer HIP runtime than the one bundled with the app"
+    assert _order(matcher, newer)[0] == "rocm-library-version-mismatch"
+    # near misses: the DLL is simply absent, or "old" is about something else on the line
+    absent = "error while loading: amdhip64_6.dll not found, the HIP SDK is not installed"
+    assert _order(matcher, absent)[0] == "hip-runtime-lib-missing"
+    other = "copied amdhip64_6.dll to the app folder; my old GPU driver config is kept"
+    assert "rocm-library-version-mismatch" not in _order(matcher, other)[:1]
+
+
+def test_a_zluda_torch_dll_failing_to_load_is_a_missing_hip_library(matcher: Matcher) -> None:
+    # ZLUDA replaces torch's nvrtc DLL with its own, which loads the HIP SDK's libraries: WinError
+    # 126 for caffe2_nvrtc.dll on an AMD set-up is a library of that chain not found.
+    text = (
+        "OSError: [WinError 126] The specified module could not be found. Error loading"
+        ' "D:\\zluda-ui\\venv\\lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll" or one of its'
+        " dependencies.\nRadeon RX 6800 with ZLUDA"
+    )
+    assert _order(matcher, text)[0] == "hip-runtime-lib-missing"
+    # near miss: the same line on an NVIDIA machine is a CUDA install problem, not a confident ROCm cause
+    nvidia = text.replace("Radeon RX 6800 with ZLUDA", "GeForce RTX 3060, CUDA 12.1")
+    top = matcher.explain_text(nvidia).top
+    assert top is None or not top.confident

@@ -151,7 +151,10 @@ _KFD_DENIED = _rx.compile(
     r"\bsudo [\w./-]+`? (?:which )?(?:works|runs fine|executes correctly|succeeds|is fine)\b|"
     r"\bonly (?:works|runs) (?:with|as|under|when run as|when run with) (?:sudo|root)\b|"
     # the cure named: not a member of the render/video group (ROCm's prerequisites)
-    r"\b(?:not|wasn't|isn't|am not|is not) (?:a )?(?:member of|in) the (?:render|video) group)|"
+    r"\b(?:not|wasn't|isn't|am not|is not) (?:a )?(?:member of|in) the (?:render|video) group|"
+    # the same told of both groups, or EACCES named before the node ("Permission denied for /dev/kfd")
+    r"\bnot (?:a )?members? of (?:the )?(?:video|render) (?:and|or|&) (?:video|render) groups?\b|"
+    r"\bpermission denied (?:for|on|to|when opening|opening) (?:the )?[`'\"]?/dev/(?:kfd|dri)\b)|"
     # EACCES in glibc's zh_CN and de catalogues; "only with sudo" in Chinese prose
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"’]?(?: read-write)?\s?[:：]\s*(?:权限不够|Keine Berechtigung)|"
     r"(?:需要|要用|必须用?|只有用?|加上?)\s?sudo\s?(?:才能|才可以|才行|运行才)"
