@@ -408,3 +408,28 @@ def test_a_zluda_torch_dll_failing_to_load_is_a_missing_hip_library(matcher: Mat
     nvidia = text.replace("Radeon RX 6800 with ZLUDA", "GeForce RTX 3060, CUDA 12.1")
     top = matcher.explain_text(nvidia).top
     assert top is None or not top.confident
+
+
+def test_nodes_said_not_visible_in_a_container_are_the_node_missing(matcher: Matcher) -> None:
+    text = _REPORT_HEAD + (
+        "The CI job starts the image with only --network host, so /dev/kfd and /dev/dri are not"
+        " visible in it and rocminfo fails.\n"
+    )
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "kfd-device-missing" and top.confident
+    # near miss: the nodes said to be visible name no missing node
+    seen = text.replace("are not visible in it and rocminfo fails", "are visible in it, rocminfo lists the GPU")
+    top = matcher.explain_text(seen).top
+    assert top is None or top.entry.id != "kfd-device-missing" or not top.confident
+
+
+def test_the_quoted_invalid_device_function_error_is_no_binary_for_gpu(matcher: Matcher) -> None:
+    # hipGetErrorString(hipErrorInvalidDeviceFunction) is "invalid device function" (ROCm/clr):
+    # a report quoting it as what the run fails with names the build lacking the GPU's kernels.
+    text = _REPORT_HEAD + 'Warm-up of the model fails with "invalid device function" on gfx1151.\n'
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "no-binary-for-gpu" and top.confident
+    # near miss: the words unquoted in a sentence about docs stay a weak hint
+    plain = _REPORT_HEAD + "The FAQ has a section on invalid device function errors, unrelated here.\n"
+    top = matcher.explain_text(plain).top
+    assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
