@@ -433,3 +433,23 @@ def test_the_quoted_invalid_device_function_error_is_no_binary_for_gpu(matcher: 
     plain = _REPORT_HEAD + "The FAQ has a section on invalid device function errors, unrelated here.\n"
     top = matcher.explain_text(plain).top
     assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
+
+
+def test_device_libraries_from_another_rocm_llvm_are_a_mismatch(matcher: Matcher) -> None:
+    # LLVM's bitcode reader names the writer and itself; two ROCm ("...git") LLVM majors mean a
+    # compiler reading the device libraries of another ROCm release.
+    line = (
+        "error: cannot open file '/opt/rocm-6.1.0/amdgcn/bitcode/ockl.bc': Unknown attribute kind (91)"
+        " (Producer: 'LLVM19.0.0git' Reader: 'LLVM 17.0.0git')\n1 error generated when compiling for gfx90a.\n"
+    )
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near misses: one LLVM on both ends (a corrupt file), and a Rust toolchain against Apple's linker
+    same = line.replace("'LLVM 17.0.0git'", "'LLVM 19.0.0git'")
+    rust = (
+        "ld: could not parse bitcode object file: Unknown attribute kind (102)"
+        " (Producer: 'LLVM22.1.2-rust-1.96.0-stable' Reader: 'LLVM APPLE_1_1700.0.13.5_0')\n"
+    )
+    for text in (same, rust):
+        ids = _order(matcher, _REPORT_HEAD + text)
+        assert "rocm-library-version-mismatch" not in ids[:1]
