@@ -66,6 +66,8 @@ def test_torch_build(text: str, build: str | None) -> None:
         ("ls: 无法访问 '/dev/kfd': 没有那个文件或目录", "missing"),
         ("Unable to open /dev/kfd read-write: Keine Berechtigung", "denied"),
         ("rocminfo 需要 sudo 才能运行", "denied"),
+        # the node named with the right to open it missing is EACCES, not ENOENT
+        ("普通用户没有 /dev/kfd 的访问权限", "denied"),
         ("容器里没有 /dev/kfd", "missing"),
         # a container started without the device nodes
         (
@@ -341,6 +343,13 @@ def test_matcher_names_a_mismatch_where_the_soname_is_of_another_rocm(matcher: M
             "kfd-permission-denied",
         ),
         ("容器里 torch 只能用 CPU，日志显示没有权限访问 /dev/kfd", "kfd-permission-denied"),
+        ("不加 sudo 的话 torch 只能用 CPU，sudo python 可以用 GPU", "kfd-permission-denied"),
+        ("普通用户没有 /dev/kfd 的访问权限", "kfd-permission-denied"),
+        (
+            "torch.cuda.is_available() is False from my account; as root it is True",
+            "kfd-permission-denied",
+        ),
+        ("I have to use sudo for rocminfo to show the card at all", "kfd-permission-denied"),
     ],
 )
 def test_matcher_names_a_denied_node_told_in_other_words(
@@ -367,6 +376,8 @@ def test_a_denied_path_that_is_no_gpu_node_is_not_a_permission_cause(matcher: Ma
     # near misses: EACCES on a cache folder, a video-decode stack's render node (the entry's excludes)
     for text in (
         "PermissionError: Permission denied for /home/me/.cache/torch/kernels",
+        "I ran the installer with sudo and the script returns True for the check",
+        "sudo apt install 可以装上，但是模型加载很慢",
         "ffmpeg -hwaccel vaapi: Permission denied when opening /dev/dri/renderD128",
     ):
         top = matcher.explain_text(text).top

@@ -140,7 +140,7 @@ _KFD_MISSING = _rx.compile(
     # ENOENT as glibc's zh_CN and de catalogues word it (po/zh_CN.po, po/de.po of
     # https://sourceware.org/git/?p=glibc.git;a=tree;f=po), and Chinese prose
     r"/dev/kfd[`'\"’]?\s?[:：]\s*(?:没有那个文件或目录|Datei oder Verzeichnis nicht gefunden)|"
-    r"/dev/kfd\s?(?:不存在|找不到)|没有\s?/dev/kfd"
+    r"/dev/kfd\s?(?:不存在|找不到)|没有\s?/dev/kfd(?!\S*\s?的?\s?(?:访问|读写|打开)?权限)"
 )
 _KFD_DENIED = _rx.compile(
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"]?(?: read-write)?[`'\"]?:? ?:\s*(?i:permission denied)|"
@@ -157,7 +157,8 @@ _KFD_DENIED = _rx.compile(
     r"\bpermission denied (?:for|on|to|when opening|opening) (?:the )?[`'\"]?/dev/(?:kfd|dri)\b)|"
     # EACCES in glibc's zh_CN and de catalogues; "only with sudo" in Chinese prose
     r"/dev/(?:kfd|dri/renderD\d+)[`'\"’]?(?: read-write)?\s?[:：]\s*(?:权限不够|Keine Berechtigung)|"
-    r"(?:需要|要用|必须用?|只有用?|加上?)\s?sudo\s?(?:才能|才可以|才行|运行才)"
+    r"(?:需要|要用|必须用?|只有用?|加上?)\s?sudo\s?(?:才能|才可以|才行|运行才)|"
+    r"没有\s?/dev/(?:kfd|dri)\S*\s?的?\s?(?:访问|读写|打开)?权限"
 )
 
 
