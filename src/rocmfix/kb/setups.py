@@ -24,6 +24,30 @@ lowers an entry whose defining condition the text itself contradicts or never st
   up) is not the cause, and "install the ROCm build" would take apart a set-up that is
   meant to be so. The entry stays in the list below a named cause.
 
+* **cuda-build-on-amd** is also held where no line of the text fired for it (the ranker or a
+  resemblance of phrasing alone named it) and the combined score is below ALONE_BAR. On
+  the tune side, such answers at 0.5-0.65 were right 3 times in 15 (6 of the 12 wrong
+  ones were look-alikes: a model bug, a Vulkan app, an installer's own tag table), while
+  those at 0.65 or more were right 13 times in 13. The cause needs a CUDA build to be
+  seen (a ``+cu`` tag, "Found no NVIDIA driver", a CUDA-only wheel); where no line shows
+  one and the ranker is unsure, the evidence is thin. It stays in the list as a hint.
+
+* **Causes that need a ROCm machine** (segfault-at-gpu-init, distributed-rccl-failure,
+  cpu-only-build, integrated-gpu-selected, wsl-limitations) are held where a report told
+  in words (prose lines beside or instead of a log, :func:`rocmfix.kb.kinds.text_kind`)
+  names nothing of AMD or ROCm at all: no Radeon/Instinct/gfx, no HIP/ROCm/HSA/RCCL, no
+  amdgpu. The lines these entries fire on are printed on any machine: glibc's
+  "Segmentation fault (core dumped)", NCCL's own errors (ProcessGroupNCCL prints them on
+  CUDA builds; RCCL keeps the names, https://github.com/ROCm/rccl), "Torch not compiled
+  with CUDA enabled" (torch/cuda/__init__.py, any CPU wheel), "iGPU", "WSL2". There the
+  entries' fixes (a ROCm wheel, RCCL and HSA settings, HIP_VISIBLE_DEVICES) are advice
+  for a machine the report never shows, and on an NVIDIA or Ascend box they would take a
+  working CUDA set-up apart. A bare log pasted alone is the user's own question on the
+  machine rocmfix runs on, and is left alone; so is any text naming an AMD part.
+  On the tune side this held 16 look-alikes named before (Torch-not-compiled on NVIDIA
+  and Ascend, NCCL on CUDA clusters, CUDA segfaults, an Intel iGPU, NVIDIA's WSL plugin)
+  and cost 3 right answers (ROCm reports whose text names no AMD word).
+
 (cuda-build-on-amd was also tried held where the only torch build named is a ROCm one and
 no signature fired: on the tune side that cost 4 right answers of 108 and left no
 look-alike alone that was named before (the reports tell of a ROCm torch an app later
@@ -34,6 +58,7 @@ from __future__ import annotations
 
 from rocmfix import _rx
 from rocmfix._record import replace
+from rocmfix.kb.kinds import text_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,7 +69,18 @@ if TYPE_CHECKING:
 IGPU = "integrated-gpu-selected"
 CUDA_BUILD = "cuda-build-on-amd"
 HELD = 0.3
-HELD_IDS = frozenset({IGPU, CUDA_BUILD})
+ALONE_BAR = 0.65
+"""Below it, cuda-build-on-amd named with no evidence line is held (see the module docstring)."""
+NEEDS_ROCM = frozenset(
+    {
+        "segfault-at-gpu-init",
+        "distributed-rccl-failure",
+        "cpu-only-build",
+        IGPU,
+        "wsl-limitations",
+    }
+)
+HELD_IDS = NEEDS_ROCM | {CUDA_BUILD}
 
 _ZLUDA = _rx.compile(r"(?i:\bzluda\b)")
 
@@ -75,15 +111,34 @@ def names_zluda(text: str) -> bool:
     return bool(_ZLUDA.search(text))
 
 
+def names_amd(text: str) -> bool:
+    """Whether the text names anything of AMD or ROCm (a part, the stack, the driver)."""
+    from rocmfix.kb.matcher import amd_named  # noqa: PLC0415 - the matcher imports this module
+
+    return amd_named(text)
+
+
+def told_without_amd(text: str) -> bool:
+    """A report with prose lines that names nothing of AMD or ROCm (a bare log is not one)."""
+    return text_kind(text) != "log" and not names_amd(text)
+
+
 def hold(scored: Sequence[Match], text: str) -> list[Match]:
-    """``scored`` with the two entries held below CONFIDENT where the text rules their condition out."""
+    """``scored`` with the entries held below CONFIDENT where the text rules their condition out."""
     out = list(scored)
+    no_amd: bool | None = None
     for i, m in enumerate(out):
         if m.confidence <= HELD:
             continue
         eid = m.entry.id
         no_second_gpu = eid == IGPU and not gpu_choice(text)
-        zluda_cuda = eid == CUDA_BUILD and names_zluda(text)
-        if no_second_gpu or zluda_cuda:
+        alone = m.via in ("ranker", "symptom") and not m.evidence and m.confidence < ALONE_BAR
+        zluda_cuda = eid == CUDA_BUILD and (names_zluda(text) or alone)
+        elsewhere = False
+        if eid in NEEDS_ROCM:
+            if no_amd is None:
+                no_amd = told_without_amd(text)
+            elsewhere = no_amd
+        if no_second_gpu or zluda_cuda or elsewhere:
             out[i] = replace(m, confidence=HELD)
     return out
