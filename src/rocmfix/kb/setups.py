@@ -34,7 +34,7 @@ lowers an entry whose defining condition the text itself contradicts or never st
 
 * **Causes that need a ROCm machine** (segfault-at-gpu-init, distributed-rccl-failure,
   cpu-only-build, integrated-gpu-selected, wsl-limitations) are held where a report told
-  in words (prose lines beside or instead of a log, :func:`rocmfix.kb.kinds.text_kind`)
+  in words (a prose line, :func:`rocmfix.kb.kinds.line_kind`, that quotes no error token)
   names nothing of AMD or ROCm at all: no Radeon/Instinct/gfx, no HIP/ROCm/HSA/RCCL, no
   amdgpu. The lines these entries fire on are printed on any machine: glibc's
   "Segmentation fault (core dumped)", NCCL's own errors (ProcessGroupNCCL prints them on
@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from rocmfix import _rx
 from rocmfix._record import replace
-from rocmfix.kb.kinds import text_kind
+from rocmfix.kb.kinds import _ERROR_TOKEN, line_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,27 +118,50 @@ def names_amd(text: str) -> bool:
     return amd_named(text)
 
 
+def told_in_words(text: str) -> bool:
+    """Whether a line of ``text`` is the reporter's own words: prose (rocmfix.kb.kinds) that
+    quotes no error token (``raise AssertionError("Torch not compiled ...")`` is code)."""
+    return any(
+        line_kind(line) == "prose" and not _ERROR_TOKEN.search(line) for line in text.splitlines()
+    )
+
+
 def told_without_amd(text: str) -> bool:
-    """A report with prose lines that names nothing of AMD or ROCm (a bare log is not one)."""
-    return text_kind(text) != "log" and not names_amd(text)
+    """A report told in words that names nothing of AMD or ROCm (a bare log is not one)."""
+    return not names_amd(text) and told_in_words(text)
+
+
+def held_by_text(text: str) -> frozenset[str]:
+    """The entries whose defining condition ``text`` rules out or never states."""
+    out = set()
+    if not gpu_choice(text):
+        out.add(IGPU)
+    if names_zluda(text):
+        out.add(CUDA_BUILD)
+    if told_without_amd(text):
+        out |= NEEDS_ROCM
+    return frozenset(out)
+
+
+def named_alone(eid: str, has_evidence: bool, confidence: float) -> bool:
+    """cuda-build-on-amd named with no line of the text behind it, below ALONE_BAR."""
+    return eid == CUDA_BUILD and not has_evidence and confidence < ALONE_BAR
 
 
 def hold(scored: Sequence[Match], text: str) -> list[Match]:
     """``scored`` with the entries held below CONFIDENT where the text rules their condition out."""
     out = list(scored)
-    no_amd: bool | None = None
+    held: frozenset[str] | None = None
     for i, m in enumerate(out):
         if m.confidence <= HELD:
             continue
-        eid = m.entry.id
-        no_second_gpu = eid == IGPU and not gpu_choice(text)
-        alone = m.via in ("ranker", "symptom") and not m.evidence and m.confidence < ALONE_BAR
-        zluda_cuda = eid == CUDA_BUILD and (names_zluda(text) or alone)
-        elsewhere = False
-        if eid in NEEDS_ROCM:
-            if no_amd is None:
-                no_amd = told_without_amd(text)
-            elsewhere = no_amd
-        if no_second_gpu or zluda_cuda or elsewhere:
-            out[i] = replace(m, confidence=HELD)
+        alone = m.via in ("ranker", "symptom") and named_alone(
+            m.entry.id, bool(m.evidence), m.confidence
+        )
+        if not alone:
+            if held is None:
+                held = held_by_text(text)
+            if m.entry.id not in held:
+                continue
+        out[i] = replace(m, confidence=HELD)
     return out
