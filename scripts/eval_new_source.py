@@ -32,8 +32,6 @@ import numpy as np
 from rocmfix.kb import ranker as rk
 from rocmfix.kb import setups
 from rocmfix.kb import train as tr
-from rocmfix.kb.loader import load_kb
-from rocmfix.kb.matcher import Matcher
 from rocmfix.kb.split import TUNE, repo_cases
 
 SETS = {
@@ -65,15 +63,14 @@ def older(name: str, first: str) -> bool:
 
 def held_decide(r, decide=None):
     """``rk.decide`` followed by the set-up holds the matcher applies after the ranker
-    (rocmfix.kb.setups): entries the text rules out, and cuda-build-on-amd with no line
-    behind it below setups.ALONE_BAR, are held at setups.HELD."""
+    (rocmfix.kb.setups): entries the text rules out are held at setups.HELD."""
     decide = rk.decide if decide is None else decide
-    held, evidence = r.get("held", ()), r.get("evidence", ())
+    held = r.get("held", ())
 
     def run(sig, q, bar):
         out = decide(sig, q, bar)
         for e, v in out.items():
-            if e in held or setups.named_alone(e, e in evidence, v):
+            if e in held:
                 out[e] = min(v, setups.HELD)
         return out
 
@@ -142,17 +139,12 @@ def estimate(rows, name, args, cache):
 
 
 def with_setups(rows, data: Path):
-    """Each row with the set-up facts of its text: the ids held by text (``held``) and the
-    ids a line of the text fired for (``evidence``), as the shipped matcher reads them."""
+    """Each row with the ids its text holds (``held``), as the shipped matcher reads them."""
     cases = repo_cases(data)
     if len(cases) != len(rows):
         raise SystemExit("rows and cases differ: delete the --cache folder")
-    matcher = Matcher(load_kb(), use_ranker=False)
     for r, c in zip(rows, cases, strict=True):
-        text = c["text"]
-        r["held"] = sorted(setups.held_by_text(text))
-        found = matcher.explain_text(text)
-        r["evidence"] = sorted(m.entry.id for m in found.matches if m.evidence)
+        r["held"] = sorted(setups.held_by_text(c["text"]))
     return rows
 
 

@@ -195,22 +195,3 @@ def test_a_bare_log_line_is_still_named(matcher: Matcher, line: str) -> None:
 )
 def test_told_in_words(text: str, words: bool) -> None:
     assert setups.told_in_words(text) is words
-
-
-@pytest.mark.parametrize(
-    ("confidence", "evidence", "held"),
-    [
-        (0.55, False, True),  # the ranker alone, unsure: thin
-        (0.80, False, False),  # the ranker alone, sure
-        (0.55, True, False),  # a line of the text fired for it
-    ],
-)
-def test_cuda_build_named_by_the_ranker_alone(confidence: float, evidence: bool, held: bool) -> None:
-    from rocmfix.kb.matcher import Evidence, Match
-
-    entry = load_kb().get(setups.CUDA_BUILD)
-    assert entry is not None
-    ev = (Evidence(line=1, text="torch 2.4.1+cu121", weight=0.6),) if evidence else ()
-    m = Match(entry=entry, confidence=confidence, evidence=ev, via="ranker")
-    (out,) = setups.hold([m], "ComfyUI on my RX 7900 XTX runs on the CPU instead of the GPU")
-    assert (out.confidence == setups.HELD) is held

@@ -24,14 +24,6 @@ lowers an entry whose defining condition the text itself contradicts or never st
   up) is not the cause, and "install the ROCm build" would take apart a set-up that is
   meant to be so. The entry stays in the list below a named cause.
 
-* **cuda-build-on-amd** is also held where no line of the text fired for it (the ranker or a
-  resemblance of phrasing alone named it) and the combined score is below ALONE_BAR. On
-  the tune side, such answers at 0.5-0.65 were right 3 times in 15 (6 of the 12 wrong
-  ones were look-alikes: a model bug, a Vulkan app, an installer's own tag table), while
-  those at 0.65 or more were right 13 times in 13. The cause needs a CUDA build to be
-  seen (a ``+cu`` tag, "Found no NVIDIA driver", a CUDA-only wheel); where no line shows
-  one and the ranker is unsure, the evidence is thin. It stays in the list as a hint.
-
 * **Causes that need a ROCm machine** (segfault-at-gpu-init, distributed-rccl-failure,
   cpu-only-build, integrated-gpu-selected, wsl-limitations) are held where a report told
   in words (a prose line, :func:`rocmfix.kb.kinds.line_kind`, that quotes no error token)
@@ -48,6 +40,11 @@ lowers an entry whose defining condition the text itself contradicts or never st
   and Ascend, NCCL on CUDA clusters, CUDA segfaults, an Intel iGPU, NVIDIA's WSL plugin)
   and cost 3 right answers (ROCm reports whose text names no AMD word).
 
+(cuda-build-on-amd was also tried held where the ranker or a symptom alone named it below
+0.65 with no line behind it: on the tune side 6 more look-alikes left alone for 3 right
+answers, but the frozen floors of rounds ak-as and at-bf lost a right answer each, so it is
+not done.)
+
 (cuda-build-on-amd was also tried held where the only torch build named is a ROCm one and
 no signature fired: on the tune side that cost 4 right answers of 108 and left no
 look-alike alone that was named before (the reports tell of a ROCm torch an app later
@@ -58,7 +55,6 @@ from __future__ import annotations
 
 from rocmfix import _rx
 from rocmfix._record import replace
-from rocmfix.kb.kinds import _ERROR_TOKEN, line_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,8 +65,6 @@ if TYPE_CHECKING:
 IGPU = "integrated-gpu-selected"
 CUDA_BUILD = "cuda-build-on-amd"
 HELD = 0.3
-ALONE_BAR = 0.65
-"""Below it, cuda-build-on-amd named with no evidence line is held (see the module docstring)."""
 NEEDS_ROCM = frozenset(
     {
         "segfault-at-gpu-init",
@@ -121,6 +115,9 @@ def names_amd(text: str) -> bool:
 def told_in_words(text: str) -> bool:
     """Whether a line of ``text`` is the reporter's own words: prose (rocmfix.kb.kinds) that
     quotes no error token (``raise AssertionError("Torch not compiled ...")`` is code)."""
+    # kinds uses the stdlib re, which a one-line explain never loads: imported when needed
+    from rocmfix.kb.kinds import _ERROR_TOKEN, line_kind  # noqa: PLC0415
+
     return any(
         line_kind(line) == "prose" and not _ERROR_TOKEN.search(line) for line in text.splitlines()
     )
@@ -143,11 +140,6 @@ def held_by_text(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def named_alone(eid: str, has_evidence: bool, confidence: float) -> bool:
-    """cuda-build-on-amd named with no line of the text behind it, below ALONE_BAR."""
-    return eid == CUDA_BUILD and not has_evidence and confidence < ALONE_BAR
-
-
 def hold(scored: Sequence[Match], text: str) -> list[Match]:
     """``scored`` with the entries held below CONFIDENT where the text rules their condition out."""
     out = list(scored)
@@ -155,13 +147,9 @@ def hold(scored: Sequence[Match], text: str) -> list[Match]:
     for i, m in enumerate(out):
         if m.confidence <= HELD:
             continue
-        alone = m.via in ("ranker", "symptom") and named_alone(
-            m.entry.id, bool(m.evidence), m.confidence
-        )
-        if not alone:
-            if held is None:
-                held = held_by_text(text)
-            if m.entry.id not in held:
-                continue
+        if held is None:
+            held = held_by_text(text)
+        if m.entry.id not in held:
+            continue
         out[i] = replace(m, confidence=HELD)
     return out
