@@ -135,18 +135,13 @@ def test_a_rocm_pin_pip_cannot_find_is_a_wheel_mismatch(matcher: Matcher) -> Non
 
 
 # Causes that need a ROCm machine, in a report that names nothing of AMD or ROCm: the lines
-# they fire on (glibc's segfault, NCCL's errors, torch's "not compiled with CUDA") are printed
+# they fire on (glibc's segfault, NCCL's errors) are printed
 # on any machine, and their fixes are for a machine the report never shows.
 _NEEDS_ROCM_CASES = [
     (
         "distributed-rccl-failure",
         "I launch torch.distributed on two nodes and it fails at start-up every time.\n"
         "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled system error",
-    ),
-    (
-        "cpu-only-build",
-        "After updating the web UI it will not start any more, please help me with this.\n"
-        "AssertionError: Torch not compiled with CUDA enabled",
     ),
     (
         "segfault-at-gpu-init",
