@@ -30,8 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from rocmfix.kb import ranker as rk
+from rocmfix.kb import setups
 from rocmfix.kb import train as tr
-from rocmfix.kb.split import TUNE
+from rocmfix.kb.split import TUNE, repo_cases
 
 SETS = {
     "ak-bf": ("ak", "bf"),
@@ -60,6 +61,22 @@ def older(name: str, first: str) -> bool:
     return round_key(name) < round_key("heldout-" + first)
 
 
+def held_decide(r, decide=None):
+    """``rk.decide`` followed by the set-up holds the matcher applies after the ranker
+    (rocmfix.kb.setups): entries the text rules out are held at setups.HELD."""
+    decide = rk.decide if decide is None else decide
+    held = r.get("held", ())
+
+    def run(sig, q, bar):
+        out = decide(sig, q, bar)
+        for e, v in out.items():
+            if e in held:
+                out[e] = min(v, setups.HELD)
+        return out
+
+    return run
+
+
 def score(rows, probs, w, b, alone, decide=None):
     """Figures of the shipped decision over rows, with the silent misses."""
     silent_top3 = 0
@@ -72,7 +89,9 @@ def score(rows, probs, w, b, alone, decide=None):
         if got != r["label"] and got not in r["alt"]:
             misses.append((r["label"], str(got)))
 
-    stats = tr.combined(rows, probs, w, b, alone=alone, on_row=on_row, decide=decide)
+    stats: dict = {}
+    for r, p in zip(rows, probs, strict=True):
+        tr.combined([r], [p], w, b, stats, alone=alone, on_row=on_row, decide=held_decide(r, decide))
     return tr.figures(stats), silent_top3, misses
 
 
@@ -119,11 +138,21 @@ def estimate(rows, name, args, cache):
     }
 
 
+def with_setups(rows, data: Path):
+    """Each row with the ids its text holds (``held``), as the shipped matcher reads them."""
+    cases = repo_cases(data)
+    if len(cases) != len(rows):
+        raise SystemExit("rows and cases differ: delete the --cache folder")
+    for r, c in zip(rows, cases, strict=True):
+        r["held"] = sorted(setups.held_by_text(c["text"]))
+    return rows
+
+
 def load_rows(data: Path, cache: Path | None):
     path = cache / "rows.pkl" if cache else None
     if path is not None and path.exists():
         return pickle.loads(path.read_bytes())
-    rows = tr.prepare(data)
+    rows = with_setups(tr.prepare(data), data)
     if path is not None:
         path.write_bytes(pickle.dumps(rows))
     return rows

@@ -132,3 +132,61 @@ def test_a_rocm_pin_pip_cannot_find_is_a_wheel_mismatch(matcher: Matcher) -> Non
     # near miss: a package pip found and installed names no mismatch
     ok = "Successfully installed vllm-0.20.2+rocm721"
     assert _conf(matcher, ok, "python-or-wheel-incompatible") < CONFIDENT
+
+
+# Causes that need a ROCm machine, in a report that names nothing of AMD or ROCm: the lines
+# they fire on (glibc's segfault, NCCL's errors) are printed
+# on any machine, and their fixes are for a machine the report never shows.
+_NEEDS_ROCM_CASES = [
+    (
+        "distributed-rccl-failure",
+        "I launch torch.distributed on two nodes and it fails at start-up every time.\n"
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled system error",
+    ),
+    (
+        "segfault-at-gpu-init",
+        "The testing command always dies right after loading the checkpoint, no traceback.\n"
+        "Segmentation fault (core dumped)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("eid", "text"), _NEEDS_ROCM_CASES)
+def test_a_report_naming_nothing_of_amd_is_not_blamed_on_rocm(
+    matcher: Matcher, eid: str, text: str
+) -> None:
+    assert 0 < _conf(matcher, text, eid) < CONFIDENT
+
+
+@pytest.mark.parametrize(("eid", "text"), _NEEDS_ROCM_CASES)
+def test_the_same_report_on_an_amd_gpu_is_named(matcher: Matcher, eid: str, text: str) -> None:
+    # near miss of the test above: one word of the machine (a Radeon card, ROCm) is enough
+    on_amd = text.replace("\n", "\nRX 7900 XTX, torch 2.4.1+rocm6.1\n", 1)
+    assert _conf(matcher, on_amd, eid) >= CONFIDENT
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AssertionError: Torch not compiled with CUDA enabled",
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled system error",
+    ],
+)
+def test_a_bare_log_line_is_still_named(matcher: Matcher, line: str) -> None:
+    # a log pasted alone is the user's question about the machine rocmfix runs on
+    top = matcher.explain_text(line).matches[0]
+    assert top.confident
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("I updated the app yesterday and now it refuses to start at all.", True),
+        ("更新之后程序就启动不了了，请问这个错误怎么解决啊", True),
+        # code in a traceback reads like words but quotes an error token
+        ('    raise AssertionError("Torch not compiled with CUDA enabled")', False),
+        ("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>", False),
+    ],
+)
+def test_told_in_words(text: str, words: bool) -> None:
+    assert setups.told_in_words(text) is words

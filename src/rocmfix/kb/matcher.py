@@ -580,6 +580,11 @@ _INTEL_CONTEXT = _rx.compile(
 )
 
 
+def amd_named(text: str) -> bool:
+    """Whether ``text`` names anything of AMD or ROCm (the words ``_context`` reads as AMD)."""
+    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
+
+
 def _context(candidates: Iterable[tuple[int, str, int, int]]) -> str:
     amd = nvidia = False
     for _, text, _, _ in candidates:
