@@ -726,13 +726,17 @@ _STAGE1_MAX_SKIP = 15
 _FACTOR_LEN = 12
 
 
-def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) -> list[bytes]:
+def factor_cover(
+    literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN, ok: Callable[[bytes], bool] | None = None
+) -> list[bytes]:
     """Few literal texts such that every text of every set contains one of them.
 
     A text containing another one is found through it; a text longer than ``k``
     bytes is found through one of its ``k``-byte pieces, chosen greedily so that
     one piece serves as many texts as it can ("hiperrorinv" for the
-    ``hipErrorInvalid...`` family). Deterministic: the same sets give the same list."""
+    ``hipErrorInvalid...`` family). With ``ok``, only pieces it accepts are chosen
+    (a piece of a rare text may be common: "memory alloc"); a text with none stands
+    for itself. Deterministic: the same sets give the same list."""
     texts = sorted({t for group in literal_sets for t in group}, key=lambda t: (len(t), t))
     kept: list[bytes] = []
     for t in texts:
@@ -740,6 +744,10 @@ def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) 
             kept.append(t)
     chosen = [t for t in kept if len(t) <= k]
     pieces = {t: {t[i : i + k] for i in range(len(t) - k + 1)} for t in kept if len(t) > k}
+    if ok is not None:
+        pieces = {t: {g for g in grams if ok(g)} for t, grams in pieces.items()}
+        chosen.extend(t for t, grams in pieces.items() if not grams)
+        pieces = {t: grams for t, grams in pieces.items() if grams}
     holders: dict[bytes, set[bytes]] = {}
     for t, grams in pieces.items():
         for g in grams:
@@ -757,12 +765,62 @@ def factor_cover(literal_sets: Iterable[Iterable[bytes]], k: int = _FACTOR_LEN) 
     return sorted(chosen)
 
 
+_CHATTER_MIN = 0.0
+"""A word of the chatter table more frequent than this (per MB) is common (0: seen at all)."""
+
+
+def _chatter_words() -> bytes:
+    """The chatter table's words as one text, ``\nword\nword\n`` (see benchmarks/chatter.py)."""
+    global _CHATTER
+    if _CHATTER is None:
+        words = []
+        for line in _chatter_table().decode("ascii").splitlines():
+            if line and not line.startswith("#"):
+                word, freq = line.split()
+                if float(freq) > _CHATTER_MIN:
+                    words.append(word)
+        _CHATTER = ("\n" + "\n".join(words) + "\n").encode()
+    return _CHATTER
+
+
+_CHATTER: bytes | None = None
+
+
+def _chatter_table() -> bytes:
+    with open(os.path.join(os.path.dirname(__file__), "data", "chatter-words.txt"), "rb") as fh:
+        return fh.read()
+_LETTERS = frozenset(range(97, 123))
+
+
 def _rare(text: bytes) -> bool:
-    """Whether a required text is rare enough in ordinary log lines to stand for its
-    branch in stage 1: ASCII (Hyperscan folds case in ASCII only), no newline, at
-    least four bytes of which three are letters (step counters, sizes, "gpu" are not)."""
+    """Whether a required (lower-cased) text is rare enough in ordinary log lines to stand
+    for its branch in stage 1: ASCII (Hyperscan folds case in ASCII only), no newline, at
+    least four bytes of which three are letters, and not possible in ordinary chatter by
+    the measured word table (``data/chatter-words.txt``, built by benchmarks/chatter.py
+    from healthy logs of several tools, not from the benchmark's log).
+
+    The text's runs of letters must each be a chatter word (a run with a non-letter on
+    both sides), its start (a run ending the text), its end (a run starting the text), or
+    a part of one (a text of letters only); if one run fits no word, the text is rare
+    ("size" is common: ``batch size``; ``gttsize`` is not)."""
     letters = sum(97 <= c <= 122 for c in text)
-    return text.isascii() and len(text) >= 4 and b"\n" not in text and letters >= 3
+    if not (text.isascii() and len(text) >= 4 and b"\n" not in text and letters >= 3):
+        return False
+    words = _chatter_words()
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] not in _LETTERS:
+            i += 1
+            continue
+        j = i
+        while j < n and text[j] in _LETTERS:
+            j += 1
+        run = text[i:j]
+        probe = (b"\n" if i > 0 else b"") + run + (b"\n" if j < n else b"")
+        if probe not in words:
+            return True
+        i = j
+    return False
 
 
 def _hs_literal(text: bytes) -> bytes:
@@ -790,7 +848,7 @@ def _stage1_items(
     hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
     from rocmfix._quick import cached  # noqa: PLC0415
 
-    head = f"{getattr(hs, '__version__', '')}\0stage1-2\0{_FACTOR_LEN}\0".encode()
+    head = f"{getattr(hs, '__version__', '')}\0stage1-3\0{_FACTOR_LEN}\0".encode() + _chatter_table()
     key = head + b"\0".join(
         item[0] + b"\1" + str(item[1]).encode() + b"\1" + branch.encode("utf-8", "surrogatepass")
         for branch, item in kept
@@ -809,7 +867,7 @@ def _stage1_items(
             else:
                 out.append([expr, flags | single])
         caseless = hs.HS_FLAG_CASELESS | single  # type: ignore[attr-defined]
-        out.extend([_hs_literal(f), caseless] for f in factor_cover(literal))
+        out.extend([_hs_literal(f), caseless] for f in factor_cover(literal, ok=_rare))
         return out
 
     return [(e, f, "", False, i) for i, (e, f) in enumerate(cached("hs1plan", key, build))]
