@@ -2,10 +2,10 @@
 
 Used for two things, kept apart:
 
-1. ``src/rocmfix/data/chatter-words.txt``: how often each word occurs in ordinary
-   log lines (``python benchmarks/chatter.py --table``). Stage 1 of the two-stage
-   Hyperscan scan (``rocmfix.extract._rare``) uses a required text only where it is
-   rare by that table. The table is built from the kinds in ``TABLE_KINDS`` only.
+1. ``src/rocmfix/data/chatter-lines.txt``: the distinct lines of ordinary chatter,
+   numbers and hex ids as "0" (``python benchmarks/chatter.py --table``). Stage 1 of
+   the two-stage Hyperscan scan (``rocmfix.extract._rare``) uses a required text only
+   where no line there holds it. The table is built from the kinds in ``TABLE_KINDS`` only.
 2. Extra rows of ``benchmarks/explain_speed.py``: explain vs ``grep -c -E`` on a log
    of each kind. Kinds in ``HELD_OUT`` (and the benchmark generator's own training
    log) never went into the table: their rows measure stage 1 on chatter it was not
@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
-from collections import Counter
 from pathlib import Path
 
 # Each template is formatted with the fields of ``_fields``. A template marked "*" is of
@@ -314,20 +312,19 @@ def make_log(path: Path, kind: str, size: int, last: str = "") -> int:
     return written
 
 
-_WORD = re.compile(r"[a-z]+")
+def chatter_table(kinds: tuple[str, ...] = TABLE_KINDS, runs: int = 10) -> tuple[list[str], int]:
+    """The distinct lines of ``runs`` runs of 2,000 lines of each kind, through
+    ``rocmfix.extract.chatter_norm`` (numbers and hex ids as "0"), and how many bytes were read."""
+    from rocmfix.extract import chatter_norm  # noqa: PLC0415 - only for --table
 
-
-def word_table(kinds: tuple[str, ...] = TABLE_KINDS, count: int = 40000) -> tuple[Counter[str], int]:
-    """How often each lower-case word (a run of letters) occurs in ``count`` lines of each
-    kind (a run restarted every 2,000 lines: heads count too), and how many bytes were read."""
-    words: Counter[str] = Counter()
+    seen: set[str] = set()
     size = 0
     for kind in kinds:
-        for line in (x for run in range(count // 2000) for x in lines(kind, 2000, seed=7 + run)):
-            low = line.lower()
-            size += len(low) + 1
-            words.update(_WORD.findall(low))
-    return words, size
+        for run in range(runs):
+            for line in lines(kind, 2000, seed=7 + run):
+                size += len(line) + 1
+                seen.add(chatter_norm(line))
+    return sorted(seen), size
 
 
 def main() -> int:
@@ -338,16 +335,15 @@ def main() -> int:
     ap.add_argument("out", nargs="?", type=Path)
     args = ap.parse_args()
     if args.table:
-        words, size = word_table()
-        out = Path(__file__).resolve().parents[1] / "src" / "rocmfix" / "data" / "chatter-words.txt"
+        rows, size = chatter_table()
+        out = Path(__file__).resolve().parents[1] / "src" / "rocmfix" / "data" / "chatter-lines.txt"
         head = (
-            "# Words (runs of a-z, lower-cased) of ordinary log chatter and how often each occurs per MB.\n"
-            f"# Built by benchmarks/chatter.py --table from {size / 1e6:.1f} MB of generated lines of the kinds\n"
-            f"# {', '.join(TABLE_KINDS)} (held out: {', '.join(HELD_OUT)}). Read by rocmfix.extract._rare.\n"
+            "# distinct lines of ordinary log chatter, lower-cased, numbers and hex ids as 0: written by\n"
+            f"# benchmarks/chatter.py --table from {size / 1e6:.1f} MB of generated lines of the kinds\n"
+            f"# {', '.join(TABLE_KINDS)} (held out: {', '.join(HELD_OUT)}); read by rocmfix.extract._rare\n"
         )
-        body = "".join(f"{w} {n * 1e6 / size:.3g}\n" for w, n in sorted(words.items()))
-        out.write_text(head + body)
-        print(f"{len(words)} words from {size / 1e6:.1f} MB -> {out}")
+        out.write_text(head + "\n".join(rows) + "\n")
+        print(f"{len(rows)} distinct lines from {size / 1e6:.1f} MB -> {out}")
         return 0
     if args.kind and args.out:
         n = make_log(args.out, args.kind, args.mb * 1024 * 1024)
