@@ -329,7 +329,7 @@ def chatter_table(kinds: tuple[str, ...] = TABLE_KINDS, runs: int = 10) -> tuple
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--table", action="store_true", help="rewrite src/rocmfix/data/chatter-words.txt")
+    ap.add_argument("--table", action="store_true", help="rewrite src/rocmfix/data/chatter-lines.txt")
     ap.add_argument("--kind", choices=sorted(KINDS))
     ap.add_argument("--mb", type=int, default=256)
     ap.add_argument("out", nargs="?", type=Path)

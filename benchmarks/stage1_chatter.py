@@ -12,7 +12,6 @@ Run it pinned to one core and read it with the load average it prints:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time

@@ -145,6 +145,7 @@ def _seq(
 
     def score(cand: frozenset[str]) -> tuple[bool, int]:
         return (good is None or all(good(x) for x in cand), min(map(len, cand)))
+
     run: set[str] = {""}
 
     def better(cand: frozenset[str] | None) -> None:
