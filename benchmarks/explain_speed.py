@@ -11,6 +11,11 @@ One run prints, side by side (alternated so that machine noise hits both):
    with the KB's whole signature set translated to ERE. Peak RSS of explain
    (target <= 150 MB).
    The same explain without the two-stage scan (ROCMFIX_STAGE1=0) runs beside it.
+   Then, as extra rows, the same on a log of each kind of ordinary chatter of
+   benchmarks/chatter.py (--chatter-mb each; HF/accelerate, DeepSpeed, Megatron, vLLM,
+   ComfyUI, llama.cpp, pip, apt, dmesg), against `grep -c -E` with the 30 patterns on
+   the same file: stage 1's rare texts were chosen on the table kinds, the held-out
+   kinds and the training log above never went into that table.
 3. The fallback engine (no Hyperscan, `ROCMFIX_ENGINE=re`) on the same log
    (or a slice of it with --fallback-mb), against grep with the 30 patterns on
    the same bytes (target <= 3).
@@ -22,7 +27,8 @@ in the caller's environment is ignored), and the load average is printed at
 the start and the end: on a shared machine, read the ratios with it.
 
 Run: python benchmarks/explain_speed.py [--size-mb 1024] [--runs 11] [--scale-runs 3]
-     [--fallback-runs 1] [--venv PATH] [--find-links WHEELS] [--cold-only]
+     [--fallback-runs 1] [--chatter-mb 256] [--chatter-runs 3] [--venv PATH]
+     [--find-links WHEELS] [--cold-only]
 On a machine with more cores, pin it to two as the targets assume: taskset -c 0,1 python ...
 """
 
@@ -39,6 +45,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import chatter  # noqa: E402 - benchmarks/chatter.py, beside this file
 
 ERROR = "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
 # What a failed distributed training run prints: NCCL/RCCL init chatter at the
@@ -297,6 +306,8 @@ def main() -> int:
         "--fallback-mb", type=int, default=0, help="slice for the fallback engine (0: the whole log)"
     )
     ap.add_argument("--fallback-runs", type=int, default=1, help="runs of the fallback (median)")
+    ap.add_argument("--chatter-mb", type=int, default=256, help="size of each chatter log (0: no chatter rows)")
+    ap.add_argument("--chatter-runs", type=int, default=3, help="runs per chatter log (median)")
     ap.add_argument(
         "--find-links", type=Path, help="install dependencies only from this folder of wheels (no index)"
     )
@@ -411,6 +422,31 @@ def main() -> int:
         print(
             f"            explain peak RSS {rss:.0f} MB (target <= 150)  {'PASS' if rss <= 150 else 'FAIL'}"
         )
+
+        # 2b. ordinary chatter of other tools, the same error on the last line
+        if args.chatter_mb:
+            print(f"load average before the chatter rows: {load()}", flush=True)
+            print(
+                f"chatter logs ({args.chatter_mb} MB each, error on the last line; median of {args.chatter_runs}; "
+                f"held out of stage 1's table: {', '.join(chatter.HELD_OUT)}):"
+            )
+            clog = tmpd / "chatter.log"
+            for kind in chatter.KINDS:
+                csize = chatter.make_log(clog, kind, args.chatter_mb * 1024 * 1024, last=ERROR)
+                cexplain = [*rocmfix, "explain", "--json", "--file", str(clog)]
+                timed(["cat", str(clog)])  # page cache
+                cmed, cgreps, cfound = scale(f"c-{kind}", clog, cexplain, sets[:1], args.chatter_runs, env)
+                ok &= cfound
+                cg = cgreps["grep30"]
+                tag = "held out" if kind in chatter.HELD_OUT else "table"
+                print(
+                    f"            {kind:10s} ({tag:8s}) explain {cmed:5.2f} s, grep 30 {cg:5.2f} s, "
+                    f"ratio {cmed / cg:4.2f}; CPU {cpu_ms(f'c-{kind}-explain') / 1000:5.2f} / "
+                    f"{cpu_ms(f'c-{kind}-grep30') / 1000:5.2f} s ({cpu_ms(f'c-{kind}-explain') / 1000 / (csize / 1e9):4.2f} s/GB)"
+                    f"{'' if cfound else '  ERROR NOT FOUND'}",
+                    flush=True,
+                )
+            clog.unlink()
 
         # 3. the fallback engine on a slice
         print(f"load average before the fallback runs: {load()}", flush=True)

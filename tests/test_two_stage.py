@@ -4,6 +4,7 @@ every chunk) costs about what the full database alone costs, never per-line work
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -17,6 +18,11 @@ from rocmfix.kb.loader import load_kb
 from rocmfix.kb.matcher import Matcher
 
 LOGS = Path(__file__).parent / "data" / "logs"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+try:
+    import chatter  # benchmarks/chatter.py: generated ordinary logs of several tools
+finally:
+    sys.path.pop(0)
 CHATTER = (
     "Epoch 3/100:  42%|####      | 2100/50000 [01:12<03:10, 12.3it/s, loss=0.4123, lr=1.9e-05]\n"
     "{'loss': 0.4123, 'grad_norm': 1.234, 'learning_rate': 1.9e-05, 'epoch': 0.42}\n"
@@ -150,3 +156,43 @@ def test_rocmfix_stage1_0_leaves_the_full_database_alone(monkeypatch) -> None:  
     assert make_engine(pats, prefer="hyperscan")._db1 is not None  # type: ignore[union-attr]
     monkeypatch.setenv("ROCMFIX_STAGE1", "0")
     assert make_engine(pats, prefer="hyperscan")._db1 is None  # type: ignore[union-attr]
+
+
+def test_rare_is_measured_on_ordinary_chatter_not_by_length() -> None:
+    # "size" passed the old length rule and stood for a GTT branch in stage 1, so a
+    # DeepSpeed log ("Reduce bucket size", "world_size") cleared none of its reads.
+    for common in (b"size", b"memory", b"bucket size", b"rocm"):
+        assert not extract._rare(common), common
+    for rare in (b"gttsize", b"hiperrorinvalid", b"torch.cuda.is_available()"):
+        assert extract._rare(rare), rare
+    assert not extract._rare(b"ab") and not extract._rare("显存不足".encode())
+
+
+def test_the_shipped_chatter_table_is_what_the_generator_writes() -> None:
+    rows, size = chatter.chatter_table()
+    assert size > 5_000_000 and len(rows) > 300
+    assert extract._chatter_table().strip(b"\n") == "\n".join(rows).encode()
+    assert not set(chatter.HELD_OUT) & set(chatter.TABLE_KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(chatter.KINDS))
+def test_stage_one_clears_a_read_of_each_kind_of_chatter(pair, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """A read of ordinary chatter with no hit costs stage 1 only, on the kinds the
+    table was built from and on the held-out ones (their heads, which may name the
+    GPU stack, are left out: a real hit there sends a read to the full database)."""
+    two, one = pair
+    head = sum(not t.startswith("*") for t in chatter.KINDS[kind])
+    body = chatter.lines(kind, 12000 + head, seed=3)[head:]
+    data = ("\n".join(body) + "\n").encode()
+    assert len(data) >= extract._STAGE1_MIN
+    assert one.scan(data) == []
+    two._skip = two._backoff = 0
+    assert two._clear(data, 0, len(data)), kind
+
+
+def test_a_line_start_lookahead_stands_in_by_the_rest_of_its_line() -> None:
+    tail = extract._line_tail
+    assert tail(rb"^(?=[^\n]*?\b(?:RX ?)?6[789]00\b)[^\n]*?\bROCm[ -]?v?[34]\.\d") == rb"\bROCm[ -]?v?[34]\.\d"
+    assert tail(rb"^(?=[)(\]]\))[^\n]*?x") == b"x"  # parens in a class or escaped do not count
+    for same in (rb"^(?=a)b", rb"^(?=a)[^\n]*?", rb"(?=a)[^\n]*?b", rb"^(?=a"):
+        assert tail(same) == same

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 try:  # Python >= 3.11
     from re import _constants as _c  # type: ignore[attr-defined]
     from re import _parser as _p  # type: ignore[attr-defined]
@@ -122,7 +126,11 @@ def _firsts(items: list[tuple[object, object]], icase: bool) -> frozenset[str] |
 
 
 def _seq(
-    items: list[tuple[object, object]], icase: bool = False, shortest: int = _MIN, extend: bool = False
+    items: list[tuple[object, object]],
+    icase: bool = False,
+    shortest: int = _MIN,
+    extend: bool = False,
+    good: Callable[[str], bool] | None = None,
 ) -> frozenset[str] | None:
     """Best required-literal set for a sequence: runs of literal characters (small
     classes spelled out), or a child's set.
@@ -130,8 +138,14 @@ def _seq(
     With ``extend`` a run also takes the first character of what follows it when
     that is one of a few (``gfx`` + ``(?:6\\d\\d|7\\d\\d)`` -> ``gfx6``, ``gfx7``),
     and the first characters of a spelled-out set too large to append whole; ``\\d``
-    counts as ASCII digits there, as in Hyperscan (stage 1 of the two-stage scan)."""
+    counts as ASCII digits there, as in Hyperscan (stage 1 of the two-stage scan).
+    With ``good``, a set all of whose texts it accepts beats one with a text it does
+    not (stage 1: ``gtt`` over ``size``, a word of ordinary chatter)."""
     best: frozenset[str] | None = None
+
+    def score(cand: frozenset[str]) -> tuple[bool, int]:
+        return (good is None or all(good(x) for x in cand), min(map(len, cand)))
+
     run: set[str] = {""}
 
     def better(cand: frozenset[str] | None) -> None:
@@ -140,7 +154,7 @@ def _seq(
             cand = frozenset(x for x in cand if not any(y != x and y in x for y in cand))
         if cand is None or not cand or min(map(len, cand)) < shortest or len(cand) > _MAX_SET:
             return
-        if best is None or min(map(len, cand)) > min(map(len, best)):
+        if best is None or score(cand) > score(best):
             best = cand
 
     def flush() -> None:
@@ -176,19 +190,23 @@ def _seq(
         if op is _c.SUBPATTERN:
             if not icase and len(av) == 4 and av[1] & re.IGNORECASE:  # type: ignore[index, arg-type]
                 continue
-            better(_seq(list(av[-1]), icase, shortest, extend))  # type: ignore[index]
+            better(_seq(list(av[-1]), icase, shortest, extend, good))  # type: ignore[index]
         elif op is _c.BRANCH:
-            parts = [_seq(list(alt), icase, shortest, extend) for alt in av[1]]  # type: ignore[index]
+            parts = [_seq(list(alt), icase, shortest, extend, good) for alt in av[1]]  # type: ignore[index]
             if all(x is not None for x in parts):
                 better(frozenset().union(*parts))  # type: ignore[arg-type]
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
-            better(_seq(list(av[2]), icase, shortest, extend))  # type: ignore[index]
+            better(_seq(list(av[2]), icase, shortest, extend, good))  # type: ignore[index]
     flush()
     return best
 
 
 def required_literals(
-    pattern: str, ignore_case: bool = False, shortest: int = _MIN, extend: bool = False
+    pattern: str,
+    ignore_case: bool = False,
+    shortest: int = _MIN,
+    extend: bool = False,
+    good: Callable[[str], bool] | None = None,
 ) -> frozenset[str] | None:
     """A set of literals one of which every match of ``pattern`` contains, or None.
 
@@ -201,7 +219,7 @@ def required_literals(
         return None
     icase = ignore_case or bool(tree.state.flags & re.IGNORECASE)
     try:
-        found = _seq(list(tree), icase, shortest, extend)
+        found = _seq(list(tree), icase, shortest, extend, good)
     except Exception:  # noqa: BLE001 - an unexpected node: no prefilter, never wrong
         return None
     if found and icase:

@@ -1,0 +1,70 @@
+"""CPU per GB of stage 1 alone and of the whole scan, on the benchmark's training log and
+on each kind of chatter of benchmarks/chatter.py, with the KB's Hyperscan engine.
+
+Per kind: a log of --mb MB (the error line of explain_speed.py last), read in the scan's
+read size; "stage 1" is the stage-1 database over every read (how many reads it clears),
+"scan" is ``extract_stream`` (reads, both stages, line numbers) with one worker.
+Run it pinned to one core and read it with the load average it prints:
+
+    taskset -c 0 python benchmarks/stage1_chatter.py --mb 256 [--kinds gen,deepspeed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import chatter  # noqa: E402
+import explain_speed  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mb", type=int, default=256)
+    ap.add_argument("--kinds", default=",".join(["gen", *chatter.KINDS]))
+    ap.add_argument("--runs", type=int, default=2, help="best of N")
+    args = ap.parse_args()
+    from rocmfix import extract
+    from rocmfix.kb.loader import load_kb
+    from rocmfix.kb.matcher import Matcher
+
+    engine = Matcher(load_kb())._engine
+    assert engine.name == "hyperscan" and engine._db1 is not None, "needs Hyperscan with stage 1"
+    print(f"rocmfix from {extract.__file__}; load average at start: {explain_speed.load()}")
+    print(f"{'kind':10s} {'MB':>5s} {'stage1 s/GB':>11s} {'cleared':>9s} {'scan s/GB':>9s}  (best of {args.runs})")
+    read = extract._read_size()
+    with tempfile.TemporaryDirectory(prefix="rocmfix-s1-") as tmp:
+        path = Path(tmp) / "log"
+        for kind in args.kinds.split(","):
+            if kind == "gen":
+                size = explain_speed.make_log(path, args.mb * 1024 * 1024)
+            else:
+                size = chatter.make_log(path, kind, args.mb * 1024 * 1024, last=explain_speed.ERROR)
+            gb = size / 1e9
+            s1, scan, cleared, reads = float("inf"), float("inf"), 0, 0
+            for _ in range(args.runs):
+                cleared = reads = 0
+                t0 = time.process_time()
+                with path.open("rb") as fh:
+                    while block := fh.read(read):
+                        engine._skip = engine._backoff = 0
+                        cleared += engine._clear(block, 0, len(block))
+                        reads += 1
+                s1 = min(s1, time.process_time() - t0)
+                t0 = time.process_time()
+                with path.open("rb") as fh:
+                    extract.extract_stream(fh, engine)
+                scan = min(scan, time.process_time() - t0)
+            print(f"{kind:10s} {size / 1e6:5.0f} {s1 / gb:11.2f} {cleared:4d}/{reads:<4d} {scan / gb:9.2f}", flush=True)
+            path.unlink()
+    print(f"load average at the end: {explain_speed.load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
