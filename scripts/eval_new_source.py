@@ -6,12 +6,13 @@ shipped decision (signatures as they are). That mimics a report from a source no
 tuned for; the frozen side is never read.
 
     PYTHONPATH=src python scripts/eval_new_source.py [--new ak-bf,aa-aj] [--cache DIR]
-        [--no-signature-weight W] [--alone A] [--monotone] [--stack-by thread|round] [--json]
+        [--no-signature-weight W] [--alone A] [--monotone] [--stack-by thread|round]
+        [--C C] [--max-features N] [--json]
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
 ``aa-aj`` (the round-2 estimate, trained on a ... z), ``at-bf``, ``bg-bv``, ``bw-ce``, ``cf-cl`` and
-``cm-cw`` (the newest rounds, each trained on every older round, or on the rounds older than
+``cm-cw``, ``cx-df`` (the newest rounds, each trained on every older round, or on the rounds older than
 ``--train-before ROUND``).
 Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
 and the silent misses: "none" answered while the right id was in the top 3.
@@ -42,6 +43,7 @@ SETS = {
     "bw-ce": ("bw", "ce"),
     "cf-cl": ("cf", "cl"),
     "cm-cw": ("cm", "cw"),
+    "cx-df": ("cx", "df"),
 }
 
 
@@ -102,6 +104,8 @@ def ranker_scores(old, new, cache: Path | None, stack_by: str = "thread"):
         repr((sorted(r["id"] for r in old), sorted(r["id"] for r in new))).encode()
     ).hexdigest()[:16]
     tail = "" if stack_by == "thread" else f"-{stack_by}"
+    if (tr.C, tr.MAX_FEATURES) != (30.0, 20000):  # the settings the cache was first keyed by
+        tail += f"-C{tr.C:g}-F{tr.MAX_FEATURES}"
     path = cache / f"scores-{key}{tail}.pkl" if cache else None
     if path is not None and path.exists():
         return pickle.loads(path.read_bytes())
@@ -185,8 +189,13 @@ def main(argv=None) -> int:
         help="train only on rounds older than ROUND (default: the set's first round); e.g. "
         "`--new cm-cw --train-before at` asks what the rounds at..cl add on cm..cw",
     )
+    ap.add_argument("--C", type=float, default=tr.C, help="the ranker's L2 inverse strength")
+    ap.add_argument(
+        "--max-features", type=int, default=tr.MAX_FEATURES, help="features kept, by document frequency"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    tr.C, tr.MAX_FEATURES = args.C, args.max_features
     names = [n.strip() for n in args.new.split(",") if n.strip()]
     unknown = [n for n in names if n not in SETS]
     if unknown:
