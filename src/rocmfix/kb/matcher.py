@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CONFIDENT = 0.5
+WEAK_KEEPS_RANKER = True
 _MAX_EVIDENCE = 5
 _MAX_CANDIDATES = 6000
 
@@ -653,7 +654,19 @@ def _with_ranker(
     if model is None or not region.strip():
         return scored
     signature = {m.entry.id: m.confidence for m in scored if not m.entry.benign}
-    final = model.combine(signature, model.probabilities(region))
+    probs = model.probabilities(region)
+    final = model.combine(signature, probs)
+    # A weak match (a resemblance of phrasing, a supporting line: below 0.5) is evidence
+    # for its entry, never against it; yet the combiner, fitted mostly on cases where a
+    # signature decides, scores an entry the ranker favours lower beside such a match
+    # than with none at all (its "no signature here" regime trusts the ranker more).
+    # Such an entry keeps the better of both readings.
+    weak = {e for e, s in signature.items() if 0.0 < s < CONFIDENT}
+    if weak and WEAK_KEEPS_RANKER:
+        bare = model.combine({e: s for e, s in signature.items() if e not in weak}, probs)
+        for eid in weak:
+            if bare.get(eid, 0.0) > final.get(eid, 0.0):
+                final[eid] = bare[eid]
     by_id = {m.entry.id: m for m in scored}
     out = [m for m in scored if m.entry.benign]
     for eid, conf in final.items():
