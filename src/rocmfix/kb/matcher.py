@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
 CONFIDENT = 0.5
 WEAK_KEEPS_RANKER = True
+"""A weak match keeps at least the ranker's own reading of its entry (see ``_with_ranker``);
+off only to measure what that is worth."""
 _MAX_EVIDENCE = 5
 _MAX_CANDIDATES = 6000
 
@@ -660,8 +662,10 @@ def _with_ranker(
     # for its entry, never against it; yet the combiner, fitted mostly on cases where a
     # signature decides, scores an entry the ranker favours lower beside such a match
     # than with none at all (its "no signature here" regime trusts the ranker more).
-    # Such an entry keeps the better of both readings.
-    weak = {e for e, s in signature.items() if 0.0 < s < CONFIDENT}
+    # Such an entry, when it is the ranker's first, keeps the better of both readings
+    # (an entry the ranker does not put first is not lifted by the ranker's voice).
+    first = min((c for c in probs if c != "none"), key=lambda c: (-probs[c], c), default=None)
+    weak = {e for e, s in signature.items() if 0.0 < s < CONFIDENT and e == first}
     if weak and WEAK_KEEPS_RANKER:
         bare = model.combine({e: s for e, s in signature.items() if e not in weak}, probs)
         for eid in weak:
