@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from rocmfix.kb import symptoms
+from rocmfix.kb import matcher, symptoms
 from rocmfix.kb.loader import load_kb
 from rocmfix.kb.matcher import CONFIDENT, Match, _with_ranker
 from rocmfix.kb.ranker import default_ranker
@@ -48,7 +48,10 @@ def test_english_lines_do_not_load_rapidfuzz_for_a_chinese_symptom() -> None:
         "ComfyUI on my RX 6800 runs on the CPU since I updated the custom nodes",
     ],
 )
-def test_a_weak_match_never_lowers_the_rankers_first_cause(text: str) -> None:
+def test_a_weak_match_never_lowers_the_rankers_first_cause(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matcher, "WEAK_KEEPS_RANKER", True)  # off by default (see there)
     model = default_ranker()
     if model is None:
         pytest.skip("no ranker artifact")
