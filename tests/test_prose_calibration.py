@@ -25,7 +25,9 @@ def test_a_chinese_symptom_held_by_a_short_text_scores() -> None:
     typed = "装好 ROCm 之后普通用户识别不到显卡，root 用户就可以，这是怎么回事"
     assert "kfd-permission-denied" in index.scores(typed)
     # the same characters' topic without the situation: nothing reaches the bar
-    assert "kfd-permission-denied" not in index.scores("今天买了一块新显卡，装好驱动以后玩游戏很流畅")
+    assert "kfd-permission-denied" not in index.scores(
+        "今天买了一块新显卡，装好驱动以后玩游戏很流畅"
+    )
 
 
 def test_english_lines_do_not_load_rapidfuzz_for_a_chinese_symptom() -> None:
@@ -36,7 +38,9 @@ def test_english_lines_do_not_load_rapidfuzz_for_a_chinese_symptom() -> None:
     ]
     assert any(e.symptoms for e in chinese)
     index = symptoms.SymptomIndex(chinese)  # type: ignore[arg-type]
-    tokens = frozenset(symptoms.ascii_process("RuntimeError: HIP error: invalid device function").split())
+    tokens = frozenset(
+        symptoms.ascii_process("RuntimeError: HIP error: invalid device function").split()
+    )
     assert not index._may_reach(tokens, frozenset())  # noqa: SLF001
 
 
