@@ -51,6 +51,12 @@ def test_ascii_process_is_rapidfuzz_default_process() -> None:
             assert symptoms.ascii_process(text) == utils.default_process(text)
 
 
+def test_unicode_process_is_rapidfuzz_default_process() -> None:
+    # the gate's tokens for the Chinese symptoms (and any other non-ASCII one)
+    for text in _symptom_texts() + ["需要 sudo 才能用 AMD 显卡，Ünïcode—ok", "跑在CPU上"]:
+        assert symptoms.unicode_process(text) == utils.default_process(text), text
+
+
 def test_gate_ratio_never_below_rapidfuzz_and_exact_where_it_counts() -> None:
     syms = [utils.default_process(s) for s in _symptom_texts()]
     rng = random.Random(3)

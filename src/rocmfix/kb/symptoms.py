@@ -25,7 +25,7 @@ MAX_CHARS = 400
 THRESHOLD = 70.0
 """Resemblance (0..100) below which an entry is not a candidate."""
 _GATE = THRESHOLD - 0.5  # an upper bound below this cannot reach THRESHOLD (float margin)
-_TABLES_VERSION = "symptom-tables-1"
+_TABLES_VERSION = "symptom-tables-3"
 """Bump when content_words, ascii_process or the tables' layout change (cache key)."""
 
 
@@ -104,7 +104,27 @@ class SymptomIndex:
             cosine = overlap(words, sym_words, idf, rare)
             if cosine >= 0.5:
                 best[i] = max(best[i], 70 + (cosine - 0.5) * 60)
+        if not text.isascii():
+            self._cjk_scores(words, best)
         return {self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD}
+
+    def _cjk_scores(self, words: frozenset[str], best: list[float]) -> None:
+        """Containment of Chinese symptoms into ``best``.
+
+        Chinese has no spaces, so rapidfuzz's token views see one long token and a short
+        symptom inside a sentence never reaches the threshold; an English symptom whose
+        words all appear in a short text scores ~85 there. The same bar here: the share
+        of a Chinese symptom's rarity-weighted words (bigrams) the text holds, 0.8 -> 70,
+        all of them -> 85.
+        """
+        idf = self._idf
+        for i, symptom, sym_words in self._flat:
+            if symptom.isascii() or len(sym_words) < 3 or not _CJK_RUN.search(symptom):
+                continue  # other symptoms are scored above; very short ones are too loose
+            total = sum(idf.get(w, 1.0) for w in sym_words)
+            share = sum(idf.get(w, 1.0) for w in sym_words & words) / total if total else 0.0
+            if share >= 0.8:
+                best[i] = max(best[i], 70 + (share - 0.8) * 75)
 
     def _char_scores(self, text: str, best: list[float]) -> None:
         """Character similarity into ``best``: min(token_set_ratio, WRatio) per entry.
@@ -124,10 +144,12 @@ class SymptomIndex:
             best[i] = max(best[i], chars)
 
     @cached_property
-    def _gate_tokens(self) -> tuple[frozenset[str] | None, ...]:
-        """Each symptom's rapidfuzz tokens where computable without rapidfuzz (ASCII)."""
+    def _gate_tokens(self) -> tuple[frozenset[str], ...]:
+        """Each symptom's rapidfuzz tokens, computed without rapidfuzz."""
         return tuple(
-            frozenset(ascii_process(symptom).split()) if symptom.isascii() else None
+            frozenset(
+                (ascii_process(symptom) if symptom.isascii() else unicode_process(symptom)).split()
+            )
             for _, symptom, _ in self._flat
         )
 
@@ -136,14 +158,13 @@ class SymptomIndex:
 
         An upper bound, so that rapidfuzz (~10 ms to import) is loaded only when a
         symptom could score: the same terms as rapidfuzz's token_set_ratio (its
-        edit distance from a bit-parallel LCS, tested against rapidfuzz). A symptom whose tokens are not known
-        without rapidfuzz (non-ASCII) always may.
+        edit distance from a bit-parallel LCS, tested against rapidfuzz).
         """
         entries = self._entries
         for (i, _, _), sym in zip(self._flat, self._gate_tokens, strict=True):
             if entries[i].id in settled:
                 continue
-            if sym is None or upper_token_set_ratio(tokens, sym) >= _GATE:
+            if upper_token_set_ratio(tokens, sym) >= _GATE:
                 return True
         return False
 
@@ -188,6 +209,12 @@ _ASCII_PROCESS = {c: (chr(c).lower() if chr(c).isalnum() else " ") for c in rang
 def ascii_process(text: str) -> str:
     """``rapidfuzz.utils.default_process(text)`` for an ASCII ``text``, without rapidfuzz."""
     return text.translate(_ASCII_PROCESS).strip()
+
+
+def unicode_process(text: str) -> str:
+    """``rapidfuzz.utils.default_process(text)`` for any ``text`` (slower than
+    :func:`ascii_process`): lower-cased, every non-alphanumeric character a space."""
+    return "".join(c.lower() if c.isalnum() else " " for c in text).strip()
 
 
 def _joined_len(tokens: frozenset[str] | set[str]) -> int:
@@ -300,10 +327,18 @@ _STOP = frozenset(
     ]
 )
 _WORD_RE = _rx.compile(r"[a-z0-9_.+]+")
+_CJK_RUN = _rx.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+# Chinese function characters: a bigram made only of these says nothing of the situation.
+_CJK_STOP = frozenset("的了是在我你他它们这那就都也和与或把被着过吗呢吧啊一个有不没")
 
 
 def content_words(text: str) -> frozenset[str]:
-    """Lower-case content words, crude plural folding, stop words dropped."""
+    """Lower-case content words, crude plural folding, stop words dropped.
+
+    Chinese is written without spaces: each run of CJK characters gives its character
+    bigrams (a lone character stands for itself), the same unit the ranker reads, so a
+    symptom written as on CSDN ("跑在CPU上", "需要sudo才能") shares words with a report.
+    """
     out = set()
     for word in _WORD_RE.findall(text.lower()):
         word = word.strip(".")
@@ -311,6 +346,16 @@ def content_words(text: str) -> frozenset[str]:
             word = word[:-1]
         if word and word not in _STOP:
             out.add(word)
+    if not text.isascii():
+        for run in _CJK_RUN.findall(text):
+            if len(run) == 1:
+                if run not in _CJK_STOP:
+                    out.add(run)
+                continue
+            for i in range(len(run) - 1):
+                pair = run[i : i + 2]
+                if not (pair[0] in _CJK_STOP and pair[1] in _CJK_STOP):
+                    out.add(pair)
     return frozenset(out)
 
 
