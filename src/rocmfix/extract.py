@@ -988,7 +988,8 @@ def _tail_stand_in(expr: bytes, flags: int, caseless: int) -> bytes:
         while j < len(atoms) and atoms[j][1]:
             j += 1
         run = b"".join(a[0] for a in atoms[k:j])
-        if sum(65 <= c <= 90 or 97 <= c <= 122 for c in run) >= 3 and not _common_in_chatter(run, flags & caseless):
+        letters = sum(65 <= c <= 90 or 97 <= c <= 122 for c in run)
+        if letters >= 3 and not _common_in_chatter(run, flags & caseless):
             s = k
             while s > 0 and atoms[s - 1][2]:
                 s -= 1  # the assertions just before the run go with it
@@ -1021,12 +1022,14 @@ def _stage1_items(
     the :func:`factor_cover` of those texts, matched caselessly (a superset). A branch
     whose texts are too short gets a second chance with the first characters of
     what follows them (``extend``: ``\\bgfx(?:6\\d\\d|7\\d\\d)`` -> ``gfx6``, ``gfx7``);
-    every other branch goes in as it is in the full database. A range stage 1 clears has
+    every other branch goes in as it is in the full database, or as a shorter tail of
+    it (:func:`_tail_stand_in`; not for a prefilter branch). A range stage 1 clears has
     no hit; any stage-1 match sends the whole range to the full database, so the
     hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
     from rocmfix._quick import cached  # noqa: PLC0415
 
-    head = f"{getattr(hs, '__version__', '')}\0stage1-5\0{_FACTOR_LEN}\0{_RARE_MIN}\0".encode() + _chatter_table() + b"\0" + _chatter_raw()
+    head = f"{getattr(hs, '__version__', '')}\0stage1-6\0{_FACTOR_LEN}\0{_RARE_MIN}\0".encode()
+    head += _chatter_table() + b"\0" + _chatter_raw()
     key = head + b"\0".join(
         item[0] + b"\1" + str(item[1]).encode() + b"\1" + branch.encode("utf-8", "surrogatepass")
         for branch, item in kept
@@ -1043,7 +1046,10 @@ def _stage1_items(
             if lits is not None and all(_rare(t) for t in lits):
                 literal.append(lits)
             else:
-                out.append([_tail_stand_in(_line_tail(expr), flags, hs.HS_FLAG_CASELESS), flags | single])
+                expr = _line_tail(expr)
+                if not flags & hs.HS_FLAG_PREFILTER:  # type: ignore[attr-defined]
+                    expr = _tail_stand_in(expr, flags, hs.HS_FLAG_CASELESS)  # type: ignore[attr-defined]
+                out.append([expr, flags | single])
         caseless = hs.HS_FLAG_CASELESS | single  # type: ignore[attr-defined]
         out.extend([_hs_literal(f), caseless] for f in factor_cover(literal, ok=_rare))
         return out
