@@ -315,21 +315,34 @@ def make_log(path: Path, kind: str, size: int, last: str = "") -> int:
 def chatter_table(kinds: tuple[str, ...] = TABLE_KINDS, runs: int = 10) -> tuple[list[str], int]:
     """The distinct lines of ``runs`` runs of 2,000 lines of each kind, through
     ``rocmfix.extract.chatter_norm`` (numbers and hex ids as "0"), and how many bytes were read."""
+    rows, size, _raw = _table(kinds, runs)
+    return rows, size
+
+
+def chatter_raw(kinds: tuple[str, ...] = TABLE_KINDS, runs: int = 10) -> list[str]:
+    """For each line of :func:`chatter_table`, in its order, the first generated line that
+    gives it, as printed (``src/rocmfix/data/chatter-raw.txt``: stage 1 tries a regex
+    stand-in on these, where digits and case still read as in a log)."""
+    return _table(kinds, runs)[2]
+
+
+def _table(kinds: tuple[str, ...], runs: int) -> tuple[list[str], int, list[str]]:
     from rocmfix.extract import chatter_norm  # noqa: PLC0415 - only for --table
 
-    seen: set[str] = set()
+    first: dict[str, str] = {}
     size = 0
     for kind in kinds:
         for run in range(runs):
             for line in lines(kind, 2000, seed=7 + run):
                 size += len(line) + 1
-                seen.add(chatter_norm(line))
-    return sorted(seen), size
+                first.setdefault(chatter_norm(line), line)
+    rows = sorted(first)
+    return rows, size, [first[r] for r in rows]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--table", action="store_true", help="rewrite src/rocmfix/data/chatter-lines.txt")
+    ap.add_argument("--table", action="store_true", help="rewrite src/rocmfix/data/chatter-lines.txt and chatter-raw.txt")
     ap.add_argument("--kind", choices=sorted(KINDS))
     ap.add_argument("--mb", type=int, default=256)
     ap.add_argument("out", nargs="?", type=Path)
@@ -344,6 +357,14 @@ def main() -> int:
         )
         out.write_text(head + "\n".join(rows) + "\n")
         print(f"{len(rows)} distinct lines from {size / 1e6:.1f} MB -> {out}")
+        raw = out.with_name("chatter-raw.txt")
+        raw.write_text(
+            "# for each line of chatter-lines.txt, in its order, the first generated line that gives it, as\n"
+            "# printed: written by benchmarks/chatter.py --table; read by rocmfix.extract._tail_stand_in\n"
+            + "\n".join(chatter_raw())
+            + "\n"
+        )
+        print(f"{len(rows)} raw lines -> {raw}")
         return 0
     if args.kind and args.out:
         n = make_log(args.out, args.kind, args.mb * 1024 * 1024)

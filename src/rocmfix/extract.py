@@ -846,6 +846,170 @@ def _line_tail(expr: bytes) -> bytes:
     return expr
 
 
+def _atoms(expr: bytes) -> tuple[bytes, list[tuple[bytes, bool, bool]]] | None:
+    """A Hyperscan expression's leading flag group and its top-level atoms, each with
+    its quantifier: ``(text, literal, zero_width)``; None for a top-level alternation
+    or what this reading does not know. ``literal``: one unquantified character
+    (``a``, ``\\.``, ``\\xe6``); ``zero_width``: ``\\b``, ``^``, ``$``, a lookaround."""
+    import re  # noqa: PLC0415 - only when stage 1 is built (a cache miss)
+
+    flag_group = re.compile(rb"\(\?[aiLmsux]+\)")
+    quant = re.compile(rb"(?:[?*+]|\{\d+(?:,\d*)?\})[?+]?")
+    m = flag_group.match(expr)
+    head = m.group(0) if m else b""
+    i, n = len(head), len(expr)
+    out: list[tuple[bytes, bool, bool]] = []
+    while i < n:
+        c, start, lit, zero = expr[i], i, False, False
+        if c == 0x5C:  # backslash
+            if i + 1 >= n:
+                return None
+            e = expr[i + 1]
+            if e == 0x78:  # \xHH
+                if not re.fullmatch(rb"[0-9a-fA-F]{2}", expr[i + 2 : i + 4]):
+                    return None
+                i, lit = i + 4, True
+            else:
+                i += 2
+                zero = e in b"bBAzZG"
+                lit = not zero and not (48 <= e <= 57 or 65 <= e <= 90 or 97 <= e <= 122)
+        elif c == 0x5B:  # a class: up to its closing bracket
+            j = i + 1
+            if j < n and expr[j] == 0x5E:
+                j += 1
+            if j < n and expr[j] == 0x5D:
+                j += 1
+            while j < n and expr[j] != 0x5D:
+                j += 2 if expr[j] == 0x5C else 1
+            if j >= n:
+                return None
+            i = j + 1
+        elif c == 0x28:  # a group: up to its closing parenthesis
+            depth, j = 0, i
+            while j < n:
+                d = expr[j]
+                if d == 0x5C:
+                    j += 2
+                    continue
+                if d == 0x5B:
+                    k = j + 1
+                    if k < n and expr[k] == 0x5E:
+                        k += 1
+                    if k < n and expr[k] == 0x5D:
+                        k += 1
+                    while k < n and expr[k] != 0x5D:
+                        k += 2 if expr[k] == 0x5C else 1
+                    j = k + 1
+                    continue
+                depth += (d == 0x28) - (d == 0x29)
+                j += 1
+                if depth == 0:
+                    break
+            if depth != 0:
+                return None
+            body = expr[i:j]
+            if flag_group.fullmatch(body):
+                return None  # a flag group past the start changes what follows it
+            zero = body.startswith((b"(?=", b"(?!", b"(?<=", b"(?<!"))
+            i = j
+        elif c in b"|)":
+            return None
+        else:
+            zero = c in b"^$"
+            lit = not zero and c not in b".*+?{"
+            i += 1
+        q = quant.match(expr, i)
+        if q:
+            if zero:
+                return None
+            i, lit = q.end(), False
+        out.append((expr[start:i], lit, zero))
+    return head, out
+
+
+def _common_in_chatter(run: bytes, caseless: int) -> bool:
+    """Whether a run of literal characters (as written in an expression: ``\\.``,
+    ``\\xe6``) is on more than one line in fifty of the raw chatter ("for" and "wheel"
+    are on one in twenty, "python" on one in fifty-four, "cuda" and "kfd" on fewer). Set
+    by measuring: tails from "for" and "wheel" cost more on pip and apt logs than the
+    branches they stood for; the one from "python" saved ~0.25 s per GB on HF's."""
+    import re  # noqa: PLC0415 - only when stage 1 is built (a cache miss)
+
+    text = re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), run)
+    text = re.sub(rb"\\(.)", rb"\1", text)
+    lines = _chatter_raw().split(b"\n")
+    if caseless:
+        text = text.lower()
+        lines = [x.lower() for x in lines]
+    return sum(text in x for x in lines) * 50 > len(lines)
+
+
+def _chatter_raw() -> bytes:
+    """Raw lines of generated ordinary chatter, one for each line of the chatter
+    table (``data/chatter-raw.txt``, written by ``benchmarks/chatter.py --table``):
+    what a regex stand-in is tried on, numbers and case as the tools print them."""
+    global _RAW
+    if _RAW is None:
+        with open(os.path.join(os.path.dirname(__file__), "data", "chatter-raw.txt"), "rb") as fh:
+            _RAW = b"\n".join(x for x in fh.read().split(b"\n") if not x.startswith(b"#"))
+    return _RAW
+
+
+_RAW: bytes | None = None
+
+
+def _tail_stand_in(expr: bytes, flags: int, caseless: int) -> bytes:
+    """A shorter stand-in for a stage-1 branch that has no rare literal text: its
+    shortest tail that begins at a run of literal characters with three letters or more
+    that few lines of the raw chatter hold (:func:`_common_in_chatter`; with the
+    ``\\b``-like assertions just before it) and that as a whole matches no line of it
+    (``\\bwheels?\\b[^.\\n]{0,25}\\bfor\\b[^.\\n]{0,12}\\b(?:python ?)?(?:cp ?3...)`` ->
+    ``\\bfor\\b[^.\\n]{0,12}...``; ``^c[r-][w-]-{7}...\\bkfd$`` -> ``\\bkfd$``).
+
+    Every match of a sequence ends with a match of each of its tails, at the same
+    place in the same text (an assertion reads the text around it, not the match), so
+    a tail is a superset of its branch. What costs on chatter is the start: Hyperscan
+    runs the rest of the branch from every place its first texts occur ("wheel" on
+    every third line of pip's output, a run of dashes in its progress bars for the
+    ``ls -l`` line of ``/dev/kfd``). The expression itself where no tail will do."""
+    import re  # noqa: PLC0415 - only when stage 1 is built (a cache miss)
+
+    got = _atoms(expr)
+    if got is None:
+        return expr
+    head, atoms = got
+    starts: list[int] = []
+    k = 0
+    while k < len(atoms):
+        if not atoms[k][1]:
+            k += 1
+            continue
+        j = k
+        while j < len(atoms) and atoms[j][1]:
+            j += 1
+        run = b"".join(a[0] for a in atoms[k:j])
+        letters = sum(65 <= c <= 90 or 97 <= c <= 122 for c in run)
+        if letters >= 3 and not _common_in_chatter(run, flags & caseless):
+            s = k
+            while s > 0 and atoms[s - 1][2]:
+                s -= 1  # the assertions just before the run go with it
+            if s > 0:
+                starts.append(s)
+        k = j
+    raw = None
+    for s in reversed(starts):  # the shortest tail first
+        tail = head + b"".join(a[0] for a in atoms[s:])
+        try:
+            rx = re.compile(tail, re.MULTILINE | (re.IGNORECASE if flags & caseless else 0))
+        except (re.error, OverflowError, RecursionError):
+            continue
+        if raw is None:
+            raw = _chatter_raw()
+        if rx.search(raw) is None:
+            return tail
+    return expr
+
+
 def _stage1_items(
     hs: object, kept: Sequence[tuple[str, tuple[bytes, int, str, bool, int]]]
 ) -> list[tuple[bytes, int, str, bool, int]]:
@@ -858,12 +1022,14 @@ def _stage1_items(
     the :func:`factor_cover` of those texts, matched caselessly (a superset). A branch
     whose texts are too short gets a second chance with the first characters of
     what follows them (``extend``: ``\\bgfx(?:6\\d\\d|7\\d\\d)`` -> ``gfx6``, ``gfx7``);
-    every other branch goes in as it is in the full database. A range stage 1 clears has
+    every other branch goes in as it is in the full database, or as a shorter tail of
+    it (:func:`_tail_stand_in`; not for a prefilter branch). A range stage 1 clears has
     no hit; any stage-1 match sends the whole range to the full database, so the
     hits are the same. Parsing the branches costs ~0.2 s: cached, keyed by them."""
     from rocmfix._quick import cached  # noqa: PLC0415
 
-    head = f"{getattr(hs, '__version__', '')}\0stage1-4\0{_FACTOR_LEN}\0{_RARE_MIN}\0".encode() + _chatter_table()
+    head = f"{getattr(hs, '__version__', '')}\0stage1-6\0{_FACTOR_LEN}\0{_RARE_MIN}\0".encode()
+    head += _chatter_table() + b"\0" + _chatter_raw()
     key = head + b"\0".join(
         item[0] + b"\1" + str(item[1]).encode() + b"\1" + branch.encode("utf-8", "surrogatepass")
         for branch, item in kept
@@ -880,7 +1046,10 @@ def _stage1_items(
             if lits is not None and all(_rare(t) for t in lits):
                 literal.append(lits)
             else:
-                out.append([_line_tail(expr), flags | single])
+                expr = _line_tail(expr)
+                if not flags & hs.HS_FLAG_PREFILTER:  # type: ignore[attr-defined]
+                    expr = _tail_stand_in(expr, flags, hs.HS_FLAG_CASELESS)  # type: ignore[attr-defined]
+                out.append([expr, flags | single])
         caseless = hs.HS_FLAG_CASELESS | single  # type: ignore[attr-defined]
         out.extend([_hs_literal(f), caseless] for f in factor_cover(literal, ok=_rare))
         return out
