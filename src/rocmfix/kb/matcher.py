@@ -562,7 +562,10 @@ _NOT_AMD = _rx.compile(
     # rocm-smi's words for a machine without the amdgpu module (W&B prints it on NVIDIA boxes too)
     r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)|"
     # an AMD processor says nothing of the GPU ("AMD CPUs and an Nvidia GPU")
-    r"\bAMD (?:CPUs?|processors?)\b"
+    r"\bAMD (?:CPUs?|processors?)\b|"
+    # AMD's CPU brands name the processor, not the GPU ("CPU: AMD Ryzen 5 5600 ... GPU: NVIDIA
+    # GeForce RTX 3060"); an APU still reads as AMD through its "with Radeon Graphics" name.
+    r"\bAMD(?:\(R\)|®)? (?=Ryzen|EPYC|Athlon|Threadripper)"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
