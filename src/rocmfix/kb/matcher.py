@@ -573,7 +573,12 @@ _NOT_AMD = _rx.compile(
     # rocm-smi's words for a machine without the amdgpu module (W&B prints it on NVIDIA boxes too)
     r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)|"
     # an AMD processor says nothing of the GPU ("AMD CPUs and an Nvidia GPU")
-    r"\bAMD (?:CPUs?|processors?)\b"
+    r"\bAMD (?:CPUs?|processors?)\b|"
+    # a CPU field naming AMD's CPU brand is the processor, not the GPU (neofetch's "CPU: AMD Ryzen 5
+    # 5600 (12) @ 3.500GHz" beside "GPU: NVIDIA GeForce RTX 3060"); only the field form, since a Ryzen
+    # named bare is often the APU the report runs ROCm on, and an APU field still reads as AMD through
+    # its "with Radeon Graphics" name.
+    r"\b(?:CPU|Processor|processor)\s*[:=]\s*AMD(?:\(R\)|®)? (?=Ryzen|EPYC|Athlon|Threadripper)"
 )
 
 # A Mac (Apple silicon or an Intel Mac): no ROCm there, whatever torch says.
