@@ -496,7 +496,9 @@ def gfx_age(text: str) -> str | None:
         if any(
             facts.rocm_predates(f"{major}.99", g) or facts.rocm_predates_wheels(f"{major}.99", g)
             for g in gpus
-        ) or any(_generation_predates(f"{major}.99", m.group(1)) for m in _GENERATION.finditer(text)):
+        ) or any(
+            _generation_predates(f"{major}.99", m.group(1)) for m in _GENERATION.finditer(text)
+        ):
             return "newer"
         versions = {f"{major}.0"}
     elif len(versions) == 1:
@@ -763,7 +765,9 @@ def decide(
 
 # Anything written like a Radeon or Instinct product: a name here that :data:`_PRODUCT` and
 # the tables do not resolve means the text names a GPU whose gfx is not known.
-_PRODUCT_LIKE = _rx.compile(r"(?i:\b(?:RX|Radeon(?: Pro| RX)?) ?[A-Z]?\d{3,4}[A-Z]{0,3}\b|\bMI\d{2,3}[A-Z]?\b)")
+_PRODUCT_LIKE = _rx.compile(
+    r"(?i:\b(?:RX|Radeon(?: Pro| RX)?) ?[A-Z]?\d{3,4}[A-Z]{0,3}\b|\bMI\d{2,3}[A-Z]?\b)"
+)
 
 
 def named_gpus(text: str) -> list[tuple[str, str]]:
