@@ -648,3 +648,42 @@ def test_matcher_names_a_per_target_build_on_another_gpu(matcher: Matcher) -> No
     # near miss: the release built for the GPU's own target decides nothing
     top = matcher.explain_text(text.replace("x64-gfx1030", "x64-gfx1103")).top
     assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
+
+
+@pytest.mark.parametrize(
+    ("text", "build"),
+    [
+        # torch.__version__ printed alone, and the CUDA libraries pip pulls in for a CUDA wheel
+        (">>> print(torch.__version__)\n2.8.0+cu128", "cuda"),
+        ("Using cached nvidia_nvjitlink_cu12-12.6.68-py3-none-manylinux2014_x86_64.whl", "cuda"),
+        ("Successfully installed nvidia-cublas-cu12-12.1.3.1 nvidia-cudnn-cu12-8.9.2.26", "cuda"),
+        # near misses: other packages' build labels (xformers 0.x, flash-attn's compound label)
+        ("xformers 0.0.28.post1+cu124", None),
+        ("flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl", None),
+    ],
+)
+def test_torch_build_from_bare_versions_and_cuda_deps(text: str, build: str | None) -> None:
+    assert family.torch_build(text) == build
+
+
+def test_a_cuda_torch_on_a_machine_that_names_an_nvidia_gpu_is_not_lifted() -> None:
+    # collect_env as torch >= 2.6 pads it: the N/A ROCm line and an AMD Ryzen CPU are no AMD GPU
+    nvidia = (
+        "PyTorch version              : 2.7.0+cu128\nROCM used to build PyTorch   : N/A\n"
+        "CPU: AMD Ryzen 5 5600X\nGPU models and configuration : GPU 0: NVIDIA GeForce RTX 5090 D"
+    )
+    assert family.read(nvidia)[3] is False
+    # AMD words beside an NVIDIA card: the CUDA build still outranks the CPU build, but is
+    # not raised to the naming bar (it may be the NVIDIA card's own)
+    both = nvidia + "\nalso tried my Radeon RX 6800"
+    facts = family.read(both)
+    assert facts[3] == "nvidia"
+    assert family.reorder({"cuda-build-on-amd": 0.1, "cpu-only-build": 0.2}, facts) == {
+        "cuda-build-on-amd": 0.2,
+        "cpu-only-build": 0.1,
+    }
+    # a CUDA torch on an AMD machine is the taxonomy's cuda-build-on-amd: named once found
+    amd = "2.8.0+cu128\nno cuda device\nGPU: AMD Radeon RX 7900 XTX"
+    facts = family.read(amd)
+    assert facts[0] == "cuda" and facts[3] is True
+    assert family.reorder({"cuda-build-on-amd": 0.04}, facts) == {"cuda-build-on-amd": 0.5}

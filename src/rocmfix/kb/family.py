@@ -82,6 +82,18 @@ _TORCH_TAG = _rx.compile(
 )
 # A wheel index the text installs from or points at.
 _INDEX = _rx.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cu\d{2,3}|rocm\d[\d.]*|cpu)\b")
+# torch's (and torchaudio's, which follows it) version as torch.__version__ prints it, with no
+# package name beside it: "2.8.0+cu128" (a 1.x or 2.x release with a build label).
+_BARE_TAG = _rx.compile(
+    r"(?<![\w.+-])[12]\.\d{1,2}\.\d{1,2}(?:a0|\.dev\d+)?\+(cu\d{2,3}|rocm\d[\d.]*|cpu)\b(?![.-]\w)"
+)
+# The CUDA libraries torch's CUDA wheels on PyPI depend on ("nvidia-cublas-cu12",
+# "nvidia_nvjitlink_cu12-12.6.68-...whl", torch's Requires-Dist, https://pypi.org/project/torch/):
+# pip installing them is pip installing a CUDA build.
+_CUDA_DEPS = _rx.compile(
+    r"(?i:\bnvidia[-_](?:cuda[-_](?:runtime|nvrtc|cupti)|cublas|cudnn|cufft|curand|cusolver|"
+    r"cusparse(?:lt)?|nccl|nvtx|nvjitlink|cufile)[-_]cu1[1-3]\b)"
+)
 # collect_env's two build lines.
 _ENV_CUDA = _rx.compile(r"CUDA used to build PyTorch: ?(\S+)")
 _ENV_ROCM = _rx.compile(r"ROCM used to build PyTorch: ?(\S+)")
@@ -124,6 +136,10 @@ def torch_builds(text: str) -> frozenset[str]:
         seen.add(_flavour(m.group(1)))
     for m in _INDEX.finditer(text):
         seen.add(_flavour(m.group(1)))
+    for m in _BARE_TAG.finditer(text):
+        seen.add(_flavour(m.group(1)))
+    if _CUDA_DEPS.search(text):
+        seen.add("cuda")
     cuda = [m.group(1) for m in _ENV_CUDA.finditer(text)]
     rocm = [m.group(1) for m in _ENV_ROCM.finditer(text)]
     for c, r in zip(cuda, rocm, strict=False):
@@ -619,16 +635,37 @@ def names_amd(text: str) -> bool:
     collect_env's "ROCM used to build PyTorch: N/A" and an AMD CPU do not count)."""
     from rocmfix.kb.matcher import _AMD_CONTEXT, _NOT_AMD  # noqa: PLC0415 - matcher imports us
 
-    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
+    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", _NOT_AMD_TOO.sub("", text))))
 
 
-Facts = tuple  # (torch build, /dev/kfd state, GPU age, names AMD, HIP library state)
+# collect_env pads its labels to a column ("ROCM used to build PyTorch   : N/A", torch >= 2.6's
+# layout of torch/utils/collect_env.py), and a Ryzen is AMD's CPU, not its GPU stack.
+_NOT_AMD_TOO = _rx.compile(
+    r"(?:ROCM used to build PyTorch|HIP runtime version|MIOpen runtime version) *: N/A|"
+    r"\bAMD Ryzen\b"
+)
+# An NVIDIA GPU named as a device (collect_env's "GPU 0: NVIDIA GeForce RTX 5090", nvidia-smi,
+# neofetch's "GPU: NVIDIA GeForce RTX 3060 Ti").
+_NVIDIA_GPU = _rx.compile(
+    r"(?i:\bNVIDIA (?:GeForce|RTX|Quadro|Tesla|TITAN|A\d{2,3}|H\d{2,3}|L\d{1,2})\b|\bGeForce (?:RTX|GTX)\b)"
+)
+
+
+def amd_machine(text: str) -> bool | str:
+    """True when the text names AMD's GPU stack and no NVIDIA GPU; "nvidia" when it names both
+    (a CUDA torch there may be the NVIDIA card's own); False when it names nothing of AMD's."""
+    if not names_amd(text):
+        return False
+    return "nvidia" if _NVIDIA_GPU.search(text) else True
+
+
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state)
 
 
 def read(text: str) -> Facts:
     """The facts of ``text`` this layer uses (see :data:`Facts`)."""
     build = torch_build(text)
-    amd = names_amd(text) if build == "cuda" else None
+    amd = amd_machine(text) if build == "cuda" else None
     return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
 
 
@@ -708,6 +745,8 @@ def _defined(facts: Facts) -> tuple[str, ...]:
     no-binary-for-gpu), and ROCm libraries of two releases meeting (rocm-library-version-mismatch).
     The GPU's age alone ("old", "newer", "borrows") defines nothing: other causes share it."""
     out = []
+    if facts[0] == "cuda" and len(facts) > 3 and facts[3] is True:
+        out.append(CUDA_BUILD)
     if facts[2] == "unbuilt":
         out.append(NO_BINARY)
     if len(facts) > 4 and facts[4] == "mismatch":
