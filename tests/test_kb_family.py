@@ -687,3 +687,24 @@ def test_a_cuda_torch_on_a_machine_that_names_an_nvidia_gpu_is_not_lifted() -> N
     facts = family.read(amd)
     assert facts[0] == "cuda" and facts[3] is True
     assert family.reorder({"cuda-build-on-amd": 0.04}, facts) == {"cuda-build-on-amd": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # ERROR_PROC_NOT_FOUND as Python raises it, loading torch's HIP part on Windows
+        (
+            "OSError: [WinError 127] The specified procedure could not be found. Error loading"
+            ' "C:\\venv\\Lib\\site-packages\\torch\\lib\\torch_hip.dll" or one of its dependencies.',
+            "mismatch",
+        ),
+        # near miss: the same error on a CUDA library is not ROCm's
+        (
+            "OSError: [WinError 127] The specified procedure could not be found. Error loading"
+            ' "torch\\lib\\cudnn_cnn64_9.dll"',
+            None,
+        ),
+    ],
+)
+def test_lib_state_on_windows_proc_not_found(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state

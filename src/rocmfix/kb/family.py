@@ -517,11 +517,22 @@ def gfx_age(text: str) -> str | None:
         ):
             return "newer"
         versions = {f"{major}.0"}
-    elif len(versions) == 1:
-        (version,) = versions
-        if any(
-            facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g) for g in gpus
-        ) or any(_generation_predates(version, m.group(1)) for m in _GENERATION.finditer(text)):
+    elif versions:
+        # every ROCm the text names predates the GPU (one release, or "5.7, then 6.2" both
+        # before gfx1101's first listing): whichever is in use is older than the GPU
+
+        # "ROCm 6.4" names the 6.4 series: older than a GPU only when its last patch would be
+        latest = {v if v.count(".") >= 2 else f"{v}.99" for v in versions}
+
+        def predates(g: str) -> bool:
+            return all(
+                facts.rocm_predates(v, g) or facts.rocm_predates_wheels(v, g) for v in latest
+            )
+
+        if any(predates(g) for g in gpus) or any(
+            all(_generation_predates(v, m.group(1)) for v in latest)
+            for m in _GENERATION.finditer(text)
+        ):
             return "newer"
     if not gpus:
         # a line naming three targets or more is read as a list, not devices: the one GPU
@@ -555,7 +566,12 @@ _UNDEF_SYMBOL = _rx.compile(
     r"(?i:\blib" + _ROCM_LIB + r"[\w.-]*\.so[\d.]*: undefined symbol\b)|"
     r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip[A-Z_]|hsa_|rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
     r"(?i:entry point \S{1,80} could not be located in the dynamic link library [^\n]{0,160}?"
-    r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)"
+    r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)|"
+    # Python's face of the same: ERROR_PROC_NOT_FOUND, "[WinError 127] The specified procedure
+    # could not be found" (https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-)
+    # loading a ROCm DLL or torch's HIP parts
+    r"(?i:\[WinError 127\][^\n]{0,200}?\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|"
+    r"torch_hip|c10_hip)[\w.-]*\.dll)"
 )
 # A ROCm library named by a versioned soname: "librocm_smi64.so.6".
 _SONAME = _rx.compile(r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)\b")
