@@ -708,3 +708,15 @@ def test_a_cuda_torch_on_a_machine_that_names_an_nvidia_gpu_is_not_lifted() -> N
 )
 def test_lib_state_on_windows_proc_not_found(text: str, state: str | None) -> None:
     assert family.lib_state(text) == state
+
+
+def test_no_nvidia_driver_is_no_sign_of_an_nvidia_machine() -> None:
+    # torch's "Found no NVIDIA driver" names a CUDA build, but a machine without NVIDIA's
+    # driver is not thereby NVIDIA's: the build cause is not held under the bar
+    text = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU"
+    facts = family.read(text)
+    assert facts[0] == "cuda" and facts[3] is None
+    assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.9}
+    # near miss: a driver too old is a driver there, on a machine with nothing of AMD's
+    facts = family.read("The NVIDIA driver on your system is too old (found version 11040)")
+    assert facts[0] == "cuda" and facts[3] is False

@@ -117,6 +117,7 @@ _SAYS_CUDA = _rx.compile(
     r"\bFound no NVIDIA driver on your system\b|\bThe NVIDIA driver on your system is too old\b|"
     r"\btorch\.version\.cuda\b[^\n\w]{0,6}\n?[^\n\w]{0,4}1[0-3]\.\d"
 )
+_NO_NV_DRIVER = _rx.compile(r"\bFound no NVIDIA driver on your system\b")
 _SAYS_ROCM = _rx.compile(r"\btorch\.version\.hip\b[^\n\w]{0,6}\n?[^\n\w]{0,4}[4-9]\.\d")
 
 
@@ -682,6 +683,9 @@ def read(text: str) -> Facts:
     """The facts of ``text`` this layer uses (see :data:`Facts`)."""
     build = torch_build(text)
     amd = amd_machine(text) if build == "cuda" else None
+    if amd is False and _NO_NV_DRIVER.search(text):
+        # no AMD word, but no NVIDIA driver either: not known to be an NVIDIA machine
+        amd = None
     return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
 
 
