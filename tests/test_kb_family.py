@@ -720,3 +720,20 @@ def test_no_nvidia_driver_is_no_sign_of_an_nvidia_machine() -> None:
     # near miss: a driver too old is a driver there, on a machine with nothing of AMD's
     facts = family.read("The NVIDIA driver on your system is too old (found version 11040)")
     assert facts[0] == "cuda" and facts[3] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        # Blender Cycles' own message: its shipped HIP fatbins lack the card
+        (
+            '"HIP binary kernel for this graphics card compute capability (11.0) not found."'
+            " on a Radeon 7800 XT",
+            "unbuilt",
+        ),
+        # near miss: Cycles compiling kernels (hipcc) is no statement of the shipped build
+        ("HIP hipcc compiler not found. Install the HIP SDK", None),
+    ],
+)
+def test_gfx_age_from_blender_cycles(text: str, age: str | None) -> None:
+    assert family.gfx_age(text) == age

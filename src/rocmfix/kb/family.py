@@ -49,6 +49,19 @@ Sources of the facts:
   text's ROCm is of another major). A bare "cannot open shared object file" stays
   hip-runtime-lib-missing.
 
+* Apps that ship their own ROCm state their build's targets too: ollama's "supported types",
+  llama.cpp's per-target Windows HIP releases, ROCmLibs' per-target rocBLAS packs, ollama's
+  empty "compatible gpu libraries", Blender Cycles' "HIP binary kernel ... not found" (sources
+  at each pattern). GPUs are read as users write them (workstation and AI PRO cards, names
+  inside Chinese text, APU codenames and Ryzen models through the gfx table's rows).
+
+* Where a fact is itself a member's definition in the taxonomy (the build's target list
+  lacking the GPU: no-binary-for-gpu; libraries of two releases meeting:
+  rocm-library-version-mismatch; a CUDA build on a machine naming AMD's GPU stack and no NVIDIA
+  card: cuda-build-on-amd), that member, once the signatures, symptoms or ranker found it at
+  all, is raised to the naming bar (:data:`LIFT_TO`); a GPU's age alone is shared by other
+  causes and raises nothing.
+
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
 """
@@ -379,6 +392,13 @@ _PACK = _rx.compile(
 # ollama found the GPU and its library (rocm) but ships no runner for it: llm/server.go logs
 # slog.Debug("compatible gpu libraries", "compatible", compatible) with an empty list
 # (https://github.com/ollama/ollama/blob/main/llm/server.go). The build lacks the GPU's code.
+# Blender Cycles found no HIP kernel of the card's compute capability in its shipped fatbins
+# (intern/cycles/device/hip/device_impl.cpp: "HIP binary kernel for this graphics card compute
+# capability (%d.%d) not found.", https://projects.blender.org/blender/blender): the app's build
+# lacks the GPU's code.
+_APP_LACKS = _rx.compile(
+    r"\bHIP binary kernel for this graphics card compute capability \(\d+\.\d+\) not found"
+)
 _NO_LIBRARY = _rx.compile(r"\bmsg=\"?compatible gpu libraries\"? compatible=\[\]")
 
 
@@ -493,11 +513,12 @@ def gfx_age(text: str) -> str | None:
         or _GENERATION.search(text)
         or _RYZEN.search(text)
         or _NO_LIBRARY.search(text)
+        or _APP_LACKS.search(text)
     ):
         return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
 
-    if _NO_LIBRARY.search(text):
+    if _NO_LIBRARY.search(text) or _APP_LACKS.search(text):
         return "unbuilt"
     gpus = _named_gpus(text)
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
