@@ -737,3 +737,25 @@ def test_no_nvidia_driver_is_no_sign_of_an_nvidia_machine() -> None:
 )
 def test_gfx_age_from_blender_cycles(text: str, age: str | None) -> None:
     assert family.gfx_age(text) == age
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        # series older than every target the table holds (LLVM: gfx6xx, gfx7xx, gfx801/802)
+        ("GPU: Radeon HD 8830M / R7 M465X", "old"),
+        ("Sun XT [Radeon HD 8670A/8670M/8690M / R5 M330]", "old"),
+        ("my R9 290X on ROCm 5.7", "old"),
+        ("R9 290X beside an RX 7900 XTX", None),  # GPUs that disagree
+        ("Ryzen 7 5800X3D", None),  # a CPU, not an R7 card
+        # a target written with a space, and a bare Strix Halo graphics name
+        ("compiling for amd gfx 1032", "borrows"),
+        # llama.cpp's device names are no ROCm release: "ROCm0" is not ROCm 0
+        (
+            "AMD APU 8050S\nROCm0 compute buffer size = 299.75 MiB\nROCm error: invalid device function",
+            None,
+        ),
+    ],
+)
+def test_gfx_age_from_legacy_series_and_spellings(text: str, age: str | None) -> None:
+    assert family.gfx_age(text) == age

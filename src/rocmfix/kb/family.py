@@ -236,8 +236,9 @@ _ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.
 # or 7.x lists: gfx-targets.yaml gfx1102), so it is not read against the Linux first listings;
 # it dates only the HIP runtime DLL's major (lib_state).
 _HIP_SDK_VERSION = _rx.compile(r"(?<![\w/.-])(?i:HIP[ -]SDK(?: for Windows)?)[ -]?v?(\d{1,2})\.\d")
-# A release named by its major alone: "ROCm 7", "ROCm6" (not "ROCm 7.1", not "ROCm 7x").
-_ROCM_MAJOR = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2})(?![\w]|\.\d)")
+# A release named by its major alone: "ROCm 7", "ROCm-6" (not "ROCm 7.1", not "ROCm 7x").
+# A separator is required: llama.cpp names its devices ROCm0, ROCm1 ("ROCm0 compute buffer").
+_ROCM_MAJOR = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]v?([1-9]\d?)(?![\w]|\.\d)")
 
 
 _ROCM_TAG = _rx.compile(r"(?:\+|whl/(?:nightly/)?)rocm(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
@@ -255,7 +256,7 @@ _PRODUCT = _rx.compile(
     # "Radeon 8060S" and the bare iGPU names of the APU rows (780M, 760M, 680M, 890M ...).
     r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|"
     r"(?<![A-Za-z0-9_.])([5-9]\d{2}0) ?(XTX|XT|GRE)(?![A-Za-z0-9_])|"
-    r"(?<![A-Za-z0-9_.])((?:[678][468]0|8[89]0)M)(?![A-Za-z0-9_])|"
+    r"(?<![A-Za-z0-9_.])((?:[678][468]0|8[89]0)M|80[4-6][05]S)(?![A-Za-z0-9_])|"
     # a bare model number the Chinese word for graphics card follows ("6600显卡", "7900 显卡")
     r"(?<![A-Za-z0-9_.])([5-9]\d{2}0)(?= ?(?:显卡|顯卡))|"
     # the Radeon Pro WX and W workstation cards ("Radeon (TM) Pro WX 5100 Graphics", "Radeon PRO
@@ -298,6 +299,12 @@ _NAVI_GFX |= {
     "navi44": "gfx1200",
     "navi48": "gfx1201",
 }
+
+
+def _facts() -> ModuleType:
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    return facts
 
 
 def _codename_gfx(name: str) -> str | None:
@@ -402,12 +409,25 @@ _APP_LACKS = _rx.compile(
 _NO_LIBRARY = _rx.compile(r"\bmsg=\"?compatible gpu libraries\"? compatible=\[\]")
 
 
+# Cards older than every target the gfx table holds, named by their series: the Radeon HD
+# 2000-8000 cards (TeraScale, then GCN 1/2) and the R5/R7/R9 200/300 series (GCN 1-3: gfx6xx,
+# gfx7xx, gfx801/802 in LLVM's processor table, https://llvm.org/docs/AMDGPUUsage.html#processors;
+# the table's oldest target is gfx803). No current ROCm supports any of them.
+_LEGACY = _rx.compile(r"(?i:\bRadeon HD ?[2-8]\d{3}[A-Z]?\b|\bR[579] (?:M ?)?[2-4]\d{2}X?\b)")
+# "gfx 1032": a target written with a space.
+_GFX_SPACED = _rx.compile(r"(?i:\bgfx ([0-9]{1,2}[0-9a-f]{2})\b)")
+
+
 def _named_gpus(text: str) -> list[str]:
     """The gfx targets of the GPUs ``text`` names: gfx words, and the products and chip
     codenames the sourced tables map to a gfx."""
     from rocmfix import compat  # noqa: PLC0415 - tables load only when a family needs them
 
     gpus = [g.bare for g in compat.gpus_from_text(text)]
+    for m in _GFX_SPACED.finditer(text):
+        gfx = "gfx" + m.group(1).lower()
+        if _facts().is_gfx_name(gfx) and _facts().gfx_info(gfx) is not None and gfx not in gpus:
+            gpus.append(gfx)
     for m in _PRODUCT.finditer(text):
         name = " ".join(p for p in m.groups() if p)
         gpu = compat.gpu_from_name(name)
@@ -514,6 +534,8 @@ def gfx_age(text: str) -> str | None:
         or _RYZEN.search(text)
         or _NO_LIBRARY.search(text)
         or _APP_LACKS.search(text)
+        or _LEGACY.search(text)
+        or _GFX_SPACED.search(text)
     ):
         return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
@@ -556,7 +578,8 @@ def gfx_age(text: str) -> str | None:
             for m in _GENERATION.finditer(text)
         ):
             return "newer"
-    if not gpus:
+    legacy = bool(_LEGACY.search(text))
+    if not gpus and not legacy:
         # a line naming three targets or more is read as a list, not devices: the one GPU
         # may sit beside the build's list on that line
         return "unbuilt" if _build_lacks(text) else None
