@@ -759,3 +759,39 @@ def test_gfx_age_from_blender_cycles(text: str, age: str | None) -> None:
 )
 def test_gfx_age_from_legacy_series_and_spellings(text: str, age: str | None) -> None:
     assert family.gfx_age(text) == age
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # ZLUDA asking for hiprtc of 5.7 from a HIP SDK 6.2 folder
+        (
+            "Failed to load ZLUDA: Could not find module"
+            " 'C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hiprtc0507.dll' (or one of its dependencies).",
+            "mismatch",
+        ),
+        # a HIP function missing from the DLL that imports it (ZLUDA's nvcuda.dll)
+        (
+            "The procedure entry point hipDeviceSetLimit could not be found in the dynamic link"
+            " library D:\\Apps\\ZLUDA\\nvcuda.dll",
+            "mismatch",
+        ),
+        # an extension built against another hipBLAS
+        ("ImportError: exllama_ext.so: undefined symbol: hipblasGetStream", "mismatch"),
+        # torch's DNN-library check on a ROCm build: MIOpen 2.x against 2.y
+        (
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (2, 15, 0)"
+            " but linked against (2, 16, 0)",
+            "mismatch",
+        ),
+        # near misses: hiprtc of the installed release simply missing; cuDNN's own majors
+        ("Could not find module C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hiprtc0602.dll", None),
+        (
+            "cuDNN version incompatibility: PyTorch was compiled against (8, 9, 2) but linked"
+            " against (8, 7, 0)",
+            None,
+        ),
+    ],
+)
+def test_lib_state_from_zluda_extensions_and_miopen(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state

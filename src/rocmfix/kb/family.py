@@ -235,7 +235,11 @@ _ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.
 # list is its own (the Windows matrix listed the RX 7600 from 6.0, which no Linux matrix of 6.x
 # or 7.x lists: gfx-targets.yaml gfx1102), so it is not read against the Linux first listings;
 # it dates only the HIP runtime DLL's major (lib_state).
-_HIP_SDK_VERSION = _rx.compile(r"(?<![\w/.-])(?i:HIP[ -]SDK(?: for Windows)?)[ -]?v?(\d{1,2})\.\d")
+_HIP_SDK_VERSION = _rx.compile(
+    r"(?<![\w/.-])(?i:HIP[ -]SDK(?: for Windows)?)[ -]?v?(\d{1,2})\.\d|"
+    # its install folder, C:\Program Files\AMD\ROCm\6.2\bin
+    r"(?i:\bAMD[\\/]+ROCm[\\/]+)(\d{1,2})\.\d"
+)
 # A release named by its major alone: "ROCm 7", "ROCm-6" (not "ROCm 7.1", not "ROCm 7x").
 # A separator is required: llama.cpp names its devices ROCm0, ROCm1 ("ROCm0 compute buffer").
 _ROCM_MAJOR = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]v?([1-9]\d?)(?![\w]|\.\d)")
@@ -609,14 +613,23 @@ _ROCM_LIB = (
 # naming a ROCm DLL. Either means a library from another ROCm release than the caller's.
 _UNDEF_SYMBOL = _rx.compile(
     r"(?i:\blib" + _ROCM_LIB + r"[\w.-]*\.so[\d.]*: undefined symbol\b)|"
-    r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip[A-Z_]|hsa_|rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
-    r"(?i:entry point \S{1,80} could not be located in the dynamic link library [^\n]{0,160}?"
+    r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip(?:blas(?:Lt)?|sparse|solver|fft|rand|rtc)?[A-Z_]|hsa_|"
+    r"rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
+    r"(?i:entry point \S{1,80} could not be (?:located|found) in the dynamic link library [^\n]{0,160}?"
     r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)|"
     # Python's face of the same: ERROR_PROC_NOT_FOUND, "[WinError 127] The specified procedure
     # could not be found" (https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-)
     # loading a ROCm DLL or torch's HIP parts
     r"(?i:\[WinError 127\][^\n]{0,200}?\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|"
-    r"torch_hip|c10_hip)[\w.-]*\.dll)"
+    r"torch_hip|c10_hip)[\w.-]*\.dll)|"
+    # a HIP function missing from whatever DLL imports it (ZLUDA's nvcuda.dll forwarding to an
+    # older HIP SDK's amdhip64): the HIP runtime found is of another release than the caller's
+    r"\bentry point hip[A-Z]\w{0,60} could not be (?:located|found) in the dynamic link library|"
+    # torch's check of the DNN library it was built against (torch/backends/cudnn/__init__.py:
+    # "cuDNN version incompatibility: PyTorch was compiled against X but linked against Y"); on
+    # ROCm builds that library is MIOpen, whose majors are 2 (ROCm 5-6) and 3 (ROCm 7)
+    r"\bPyTorch was compiled\s+against \([23], \d+, \d+\) but (?:linked against|found runtime version)"
+    r" \([23], \d+, \d+\)"
 )
 # A ROCm library named by a versioned soname: "librocm_smi64.so.6".
 _SONAME = _rx.compile(r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)\b")
@@ -633,9 +646,12 @@ _WANTED = _rx.compile(
 # The HIP runtime DLL of Windows' HIP SDK carries its major in the file name (amdhip64_6.dll for
 # HIP SDK 6.x, amdhip64_7.dll for 7.x; 5.x shipped amdhip64.dll: ROCm/TheRock's Windows build
 # notes and ZLUDA's nvcuda.dll import table, which names one of them); wanted and not found.
+# hiprtc's DLL carries major and minor (hiprtc0602.dll for HIP SDK 6.2; ZLUDA asking for
+# hiprtc0507.dll wants 5.7's).
 _HIP_DLL_WANTED = _rx.compile(
-    r"(?i:\bamdhip64_(\d{1,2})\.dll\b[`'\"]?[^\n]{0,20}?\b(?:was not found|not found|is missing|missing)\b|"
-    r"\b(?:could not find (?:module )?|cannot find |can't find |unable to load |failed to load )[^\n]{0,80}?\bamdhip64_(\d{1,2})\.dll\b)"
+    r"(?i:\b(?:amdhip64_|hiprtc0?)(\d{1,2})(?:\d\d)?\.dll\b[`'\"]?[^\n]{0,20}?\b(?:was not found|not found|is missing|missing)\b|"
+    r"\b(?:could not find (?:module )?|cannot find |can't find |unable to load |failed to load )[^\n]{0,80}?"
+    r"\b(?:amdhip64_|hiprtc0?)(\d{1,2})(?:\d\d)?\.dll\b)"
 )
 
 
@@ -662,11 +678,11 @@ def lib_state(text: str) -> str | None:
     """
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
         return "mismatch"
-    if "amdhip64_" in text:
-        dll = {m.group(1) or m.group(2) for m in _HIP_DLL_WANTED.finditer(text)}
+    if "amdhip64_" in text or "hiprtc" in text:
+        dll = {str(int(m.group(1) or m.group(2))) for m in _HIP_DLL_WANTED.finditer(text)}
         if len(dll) == 1:
             majors = {m.group(1).split(".")[0] for m in _ROCM_VERSION.finditer(text)}
-            majors |= {m.group(1) for m in _HIP_SDK_VERSION.finditer(text)}
+            majors |= {m.group(1) or m.group(2) for m in _HIP_SDK_VERSION.finditer(text)}
             if majors and dll.isdisjoint(majors):
                 return "mismatch"
     if ".so." not in text:
