@@ -37,7 +37,10 @@ def top(out: dict, entry_id: str) -> dict:
         ("7900 XTX and the 780M iGPU", [("7900 XTX", "gfx1100"), ("780M", "gfx1103")]),
         # A card the tables do not resolve: the GPUs are not known, none is guessed.
         ("Radeon 780M laptop with an RX 7600S", []),
-        ("Radeon Pro W7900", []),
+        ("Radeon Pro W7600", []),
+        # the workstation and AI PRO cards of the table's rows, as users shorten them
+        ("Radeon Pro W7900", [("W7900", "gfx1100")]),
+        ("Radeon AI PRO R9700", [("R9700", "gfx1201")]),
         ("gfx1030 only", []),  # a written-out target is read by compat.gpus_from_text
         ("HIP error at step 6600, 580 MB free", []),
     ],

@@ -395,7 +395,9 @@ def test_a_hip_dll_of_another_release_is_a_mismatch_and_a_missing_one_is_not(
         " the one in the HIP SDK 6.4 folder; no GPU is found"
     )
     assert _order(matcher, older)[0] == "rocm-library-version-mismatch"
-    stale = "The installer drops a stale copy of amdhip64_7.dll next to the exe and the backend fails"
+    stale = (
+        "The installer drops a stale copy of amdhip64_7.dll next to the exe and the backend fails"
+    )
     assert _order(matcher, stale)[0] == "rocm-library-version-mismatch"
     newer = "The Adrenalin driver ships a newer HIP runtime than the one bundled with the app"
     assert _order(matcher, newer)[0] == "rocm-library-version-mismatch"
@@ -429,7 +431,9 @@ def test_nodes_said_not_visible_in_a_container_are_the_node_missing(matcher: Mat
     top = matcher.explain_text(text).top
     assert top is not None and top.entry.id == "kfd-device-missing" and top.confident
     # near miss: the nodes said to be visible name no missing node
-    seen = text.replace("are not visible in it and rocminfo fails", "are visible in it, rocminfo lists the GPU")
+    seen = text.replace(
+        "are not visible in it and rocminfo fails", "are visible in it, rocminfo lists the GPU"
+    )
     top = matcher.explain_text(seen).top
     assert top is None or top.entry.id != "kfd-device-missing" or not top.confident
 
@@ -441,7 +445,9 @@ def test_the_quoted_invalid_device_function_error_is_no_binary_for_gpu(matcher: 
     top = matcher.explain_text(text).top
     assert top is not None and top.entry.id == "no-binary-for-gpu" and top.confident
     # near miss: the words unquoted in a sentence about docs stay a weak hint
-    plain = _REPORT_HEAD + "The FAQ has a section on invalid device function errors, unrelated here.\n"
+    plain = (
+        _REPORT_HEAD + "The FAQ has a section on invalid device function errors, unrelated here.\n"
+    )
     top = matcher.explain_text(plain).top
     assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
 
@@ -464,3 +470,328 @@ def test_device_libraries_from_another_rocm_llvm_are_a_mismatch(matcher: Matcher
     for text in (same, rust):
         ids = _order(matcher, _REPORT_HEAD + text)
         assert "rocm-library-version-mismatch" not in ids[:1]
+
+
+# --- GPUs, releases and builds as users state them (session 11) ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "gpus"),
+    [
+        # product names as written in issues and forums (the gfx table's product rows)
+        ("AMD Radeon RX 6750 XT Support", ["gfx1031"]),
+        ("my 6700xt", ["gfx1031"]),
+        ("Radeon 890M", ["gfx1150"]),
+        ("Radeon 680M laptop", ["gfx1035"]),
+        ("Vega 64", ["gfx900"]),
+        ("RX 580 8GB", ["gfx803"]),
+        ("Radeon PRO W7900 48GB", ["gfx1100"]),
+        ("W6800", ["gfx1030"]),
+        ("Radeon AI PRO R9700", ["gfx1201"]),
+        ("Radeon Pro VII", ["gfx906"]),
+        # several cards of one model: "2 x Mi50s" (ggml-org/llama.cpp#17086's title wording)
+        ("Vega VII + 2 x Mi50s", ["gfx906"]),
+        # inside Chinese text, where Unicode \b sees no boundary (CSDN/zhihu wording)
+        ("我的6600显卡跑不了", ["gfx1032"]),
+        ("用RX6600显卡", ["gfx1032"]),
+        ("7900xtx显卡", ["gfx1100"]),
+        ("用780M跑模型", ["gfx1103"]),
+        # APU codenames, by the gfx table's families
+        ("Strix Halo box", ["gfx1151"]),
+        ("a Hawk Point laptop", ["gfx1103"]),
+        ("Rembrandt APU", ["gfx1035"]),
+        # Ryzen APU models, by the product rows' numbers and series
+        ("AMD Ryzen 7 8840U w/ Radeon 780M Graphics", ["gfx1103"]),
+        ("Ryzen 9 8945HS", ["gfx1103"]),
+        ("Ryzen 7 7840HS", ["gfx1103"]),
+        ("Ryzen AI 9 HX 370", ["gfx1150"]),
+        ("AMD RYZEN AI MAX+ 395", ["gfx1151"]),
+        ("Ryzen 7 6800H", ["gfx1035"]),
+        ("Ryzen 7 4700G", ["gfx90c"]),
+        # near misses: a model no row holds (Rembrandt-R 7735HS, Dragon Range 7945HX: laptop
+        # models whose series the rows do not name), a codename two rows share, a laptop CPU
+        # beside a card the tables do not resolve, a desktop CPU, a number that is no card
+        ("Ryzen 7 7735HS", []),
+        ("Ryzen 9 7945HX", []),
+        ("Gorgon Point", []),
+        ("Ryzen 7 8845HS and RX 7600S", []),
+        ("Ryzen 9 7950X", []),
+        ("Phoenix framework app", []),
+        ("第6600步显存不足", []),
+    ],
+)
+def test_named_gpus_as_users_write_them(text: str, gpus: list[str]) -> None:
+    assert family._named_gpus(text) == gpus
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        # ollama's own warning: its bundled rocBLAS carries the listed targets only
+        # (discover/amd_linux.go: "amdgpu is not supported (supported types:%s)")
+        (
+            'level=WARN source=amd_linux.go:378 msg="amdgpu is not supported (supported types:'
+            '[gfx1030 gfx1100 gfx1101 gfx1102 gfx900 gfx906 gfx908 gfx90a gfx940 gfx941 gfx942])"'
+            " gpu_type=gfx1032 gpu=0",
+            "unbuilt",
+        ),
+        # ollama found the GPU but ships no runner for it (llm/server.go's debug line)
+        (
+            'level=DEBUG source=server.go:284 msg="compatible gpu libraries" compatible=[]',
+            "unbuilt",
+        ),
+        # llama.cpp's per-target Windows HIP release on another target's GPU, any generation
+        ("llama-b4730-bin-win-hip-x64-gfx1030.zip on a Radeon 780M", "unbuilt"),
+        ("llama-b4730-bin-win-hip-x64-gfx1100.zip on an RX 7900 XTX", None),  # its own target
+        # a ROCmLibs rocBLAS pack for another target than the card
+        (
+            "copied rocblas.dll from rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z; RX 6600",
+            "unbuilt",
+        ),
+        # a ROCm named by its major alone: older than a GPU only when every minor of it is
+        ("RX 9070 XT on ROCm 5", "newer"),
+        ("RX 9070 XT on ROCm 6", None),  # 6.4.1 lists it
+        ("RX 7900 XTX on ROCm 6", "listed"),  # 6.0.0 lists it
+        # Windows' HIP SDK has its own support list: not read against Linux's first listings
+        ("RX 9070 XT, HIP SDK 6.2", None),
+    ],
+)
+def test_gfx_age_from_app_builds_and_releases(text: str, age: str | None) -> None:
+    assert family.gfx_age(text) == age
+
+
+@pytest.mark.parametrize(
+    ("text", "build"),
+    [
+        # torch's own assertions (torch/cuda/__init__.py): _lazy_init on a build without CUDA or
+        # HIP, _check_driver on a CUDA build
+        ("AssertionError: Torch not compiled with CUDA enabled", "cpu"),
+        (
+            "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU",
+            "cuda",
+        ),
+        ("The NVIDIA driver on your system is too old (found version 0)", "cuda"),
+        # the version attributes printed with a value
+        (">>> torch.version.cuda\n'12.1'", "cuda"),
+        ("torch.version.hip: 6.2.41133-dd7f95766", "rocm"),
+        # the CPU build told in words, English and Chinese
+        ("I think it installs the torch cpu version", "cpu"),
+        ("pip gave me the CPU version of PyTorch", "cpu"),
+        ("装的是CPU版本的pytorch", "cpu"),
+        # near misses: a version tag names the installed build and outranks the words; a CUDA
+        # toolkit is not torch's build; torch.version.hip None names nothing
+        ("Torch not compiled with CUDA enabled\ntorch 2.3.1+cu121", "cuda"),
+        ("CUDA 12.1 installed, the CPU is a Ryzen", None),
+        ("torch.version.hip: None", None),
+    ],
+)
+def test_torch_build_from_what_torch_and_users_say(text: str, build: str | None) -> None:
+    assert family.torch_build(text) == build
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # "link against" a soname of one major while the other is what the text shows
+        (
+            "the wheels link against `librocm_smi64.so.6`; my ROCm has librocm_smi64.so.7",
+            "mismatch",
+        ),
+        # the HIP SDK DLL of one major wanted under a HIP SDK of another
+        (
+            "The code execution cannot proceed because amdhip64_6.dll was not found. I installed"
+            " HIP SDK 7.1.",
+            "mismatch",
+        ),
+        ("Could not find module 'amdhip64_7.dll'. HIP SDK 6.2.4 is installed", "mismatch"),
+        # near misses: the DLL of the installed major (simply missing), no release named
+        ("amdhip64_6.dll was not found. HIP SDK 6.2.4 is installed", None),
+        ("amdhip64_6.dll was not found", None),
+    ],
+)
+def test_lib_state_in_more_words(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state
+
+
+def test_a_member_the_facts_define_is_named_once_found() -> None:
+    # the build lacking the GPU is no-binary-for-gpu by the taxonomy's definition: found at
+    # all, it reaches the naming bar (0.5), and never passes a cause named more confidently
+    out = family.reorder(
+        {"no-binary-for-gpu": 0.1, "integrated-gpu-selected": 0.3}, (None, None, "unbuilt")
+    )
+    assert out == {"no-binary-for-gpu": 0.5, "integrated-gpu-selected": 0.3}
+    out = family.reorder(
+        {"rocm-library-version-mismatch": 0.25, "rocblas-tensile-missing": 0.9},
+        (None, None, None, None, "mismatch"),
+    )
+    assert out == {"rocm-library-version-mismatch": 0.5, "rocblas-tensile-missing": 0.9}
+    # near misses: not found at all (nothing brought in), before the ranker (no lift), and a
+    # GPU's age alone, which other causes share
+    assert family.reorder({"gpu-hang-or-reset": 0.3}, (None, None, "unbuilt")) == {
+        "gpu-hang-or-reset": 0.3
+    }
+    assert family.reorder({"no-binary-for-gpu": 0.1}, (None, None, "unbuilt"), bring_in=False) == {
+        "no-binary-for-gpu": 0.1
+    }
+    assert family.reorder({"no-binary-for-gpu": 0.1}, (None, None, "borrows")) == {
+        "no-binary-for-gpu": 0.1
+    }
+
+
+def test_matcher_names_a_per_target_build_on_another_gpu(matcher: Matcher) -> None:
+    text = (
+        "Does llama.cpp not support gfx1103 (780M iGPU)? I use llama-b4730-bin-win-hip-x64-gfx1030"
+        " and with --n-gpu-layers 100 it does not work.\n"
+    )
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "no-binary-for-gpu" and top.confident
+    # near miss: the release built for the GPU's own target decides nothing
+    top = matcher.explain_text(text.replace("x64-gfx1030", "x64-gfx1103")).top
+    assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
+
+
+@pytest.mark.parametrize(
+    ("text", "build"),
+    [
+        # torch.__version__ printed alone, and the CUDA libraries pip pulls in for a CUDA wheel
+        (">>> print(torch.__version__)\n2.8.0+cu128", "cuda"),
+        ("Using cached nvidia_nvjitlink_cu12-12.6.68-py3-none-manylinux2014_x86_64.whl", "cuda"),
+        ("Successfully installed nvidia-cublas-cu12-12.1.3.1 nvidia-cudnn-cu12-8.9.2.26", "cuda"),
+        # near misses: other packages' build labels (xformers 0.x, flash-attn's compound label)
+        ("xformers 0.0.28.post1+cu124", None),
+        ("flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl", None),
+    ],
+)
+def test_torch_build_from_bare_versions_and_cuda_deps(text: str, build: str | None) -> None:
+    assert family.torch_build(text) == build
+
+
+def test_a_cuda_torch_on_a_machine_that_names_an_nvidia_gpu_is_not_lifted() -> None:
+    # collect_env as torch >= 2.6 pads it: the N/A ROCm line and an AMD Ryzen CPU are no AMD GPU
+    nvidia = (
+        "PyTorch version              : 2.7.0+cu128\nROCM used to build PyTorch   : N/A\n"
+        "CPU: AMD Ryzen 5 5600X\nGPU models and configuration : GPU 0: NVIDIA GeForce RTX 5090 D"
+    )
+    assert family.read(nvidia)[3] is False
+    # AMD words beside an NVIDIA card: the CUDA build still outranks the CPU build, but is
+    # not raised to the naming bar (it may be the NVIDIA card's own)
+    both = nvidia + "\nalso tried my Radeon RX 6800"
+    facts = family.read(both)
+    assert facts[3] == "nvidia"
+    assert family.reorder({"cuda-build-on-amd": 0.1, "cpu-only-build": 0.2}, facts) == {
+        "cuda-build-on-amd": 0.2,
+        "cpu-only-build": 0.1,
+    }
+    # a CUDA torch on an AMD machine is the taxonomy's cuda-build-on-amd: named once found
+    amd = "2.8.0+cu128\nno cuda device\nGPU: AMD Radeon RX 7900 XTX"
+    facts = family.read(amd)
+    assert facts[0] == "cuda" and facts[3] is True
+    assert family.reorder({"cuda-build-on-amd": 0.04}, facts) == {"cuda-build-on-amd": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # ERROR_PROC_NOT_FOUND as Python raises it, loading torch's HIP part on Windows
+        (
+            "OSError: [WinError 127] The specified procedure could not be found. Error loading"
+            ' "C:\\venv\\Lib\\site-packages\\torch\\lib\\torch_hip.dll" or one of its dependencies.',
+            "mismatch",
+        ),
+        # near miss: the same error on a CUDA library is not ROCm's
+        (
+            "OSError: [WinError 127] The specified procedure could not be found. Error loading"
+            ' "torch\\lib\\cudnn_cnn64_9.dll"',
+            None,
+        ),
+    ],
+)
+def test_lib_state_on_windows_proc_not_found(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state
+
+
+def test_no_nvidia_driver_is_no_sign_of_an_nvidia_machine() -> None:
+    # torch's "Found no NVIDIA driver" names a CUDA build, but a machine without NVIDIA's
+    # driver is not thereby NVIDIA's: the build cause is not held under the bar
+    text = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU"
+    facts = family.read(text)
+    assert facts[0] == "cuda" and facts[3] is None
+    assert family.reorder({"cuda-build-on-amd": 0.9}, facts) == {"cuda-build-on-amd": 0.9}
+    # near miss: a driver too old is a driver there, on a machine with nothing of AMD's
+    facts = family.read("The NVIDIA driver on your system is too old (found version 11040)")
+    assert facts[0] == "cuda" and facts[3] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        # Blender Cycles' own message: its shipped HIP fatbins lack the card
+        (
+            '"HIP binary kernel for this graphics card compute capability (11.0) not found."'
+            " on a Radeon 7800 XT",
+            "unbuilt",
+        ),
+        # near miss: Cycles compiling kernels (hipcc) is no statement of the shipped build
+        ("HIP hipcc compiler not found. Install the HIP SDK", None),
+    ],
+)
+def test_gfx_age_from_blender_cycles(text: str, age: str | None) -> None:
+    assert family.gfx_age(text) == age
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        # series older than every target the table holds (LLVM: gfx6xx, gfx7xx, gfx801/802)
+        ("GPU: Radeon HD 8830M / R7 M465X", "old"),
+        ("Sun XT [Radeon HD 8670A/8670M/8690M / R5 M330]", "old"),
+        ("my R9 290X on ROCm 5.7", "old"),
+        ("R9 290X beside an RX 7900 XTX", None),  # GPUs that disagree
+        ("Ryzen 7 5800X3D", None),  # a CPU, not an R7 card
+        # a target written with a space, and a bare Strix Halo graphics name
+        ("compiling for amd gfx 1032", "borrows"),
+        # llama.cpp's device names are no ROCm release: "ROCm0" is not ROCm 0
+        (
+            "AMD APU 8050S\nROCm0 compute buffer size = 299.75 MiB\nROCm error: invalid device function",
+            None,
+        ),
+    ],
+)
+def test_gfx_age_from_legacy_series_and_spellings(text: str, age: str | None) -> None:
+    assert family.gfx_age(text) == age
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # ZLUDA asking for hiprtc of 5.7 from a HIP SDK 6.2 folder
+        (
+            "Failed to load ZLUDA: Could not find module"
+            " 'C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hiprtc0507.dll' (or one of its dependencies).",
+            "mismatch",
+        ),
+        # a HIP function missing from the DLL that imports it (ZLUDA's nvcuda.dll)
+        (
+            "The procedure entry point hipDeviceSetLimit could not be found in the dynamic link"
+            " library D:\\Apps\\ZLUDA\\nvcuda.dll",
+            "mismatch",
+        ),
+        # an extension built against another hipBLAS
+        ("ImportError: exllama_ext.so: undefined symbol: hipblasGetStream", "mismatch"),
+        # torch's DNN-library check on a ROCm build: MIOpen 2.x against 2.y
+        (
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (2, 15, 0)"
+            " but linked against (2, 16, 0)",
+            "mismatch",
+        ),
+        # near misses: hiprtc of the installed release simply missing; cuDNN's own majors
+        ("Could not find module C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hiprtc0602.dll", None),
+        (
+            "cuDNN version incompatibility: PyTorch was compiled against (8, 9, 2) but linked"
+            " against (8, 7, 0)",
+            None,
+        ),
+    ],
+)
+def test_lib_state_from_zluda_extensions_and_miopen(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state

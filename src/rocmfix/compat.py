@@ -864,7 +864,9 @@ def gpus_from_text(text: str) -> tuple[Gpu, ...]:
     return tuple(seen.values())
 
 
-_GFX_WORD = re.compile(r"\b(gfx[0-9]{3,4}[0-9a-f]?)\b", re.IGNORECASE)
+# gfx + major (1-2 digits) + minor and stepping (one hex digit each): gfx906, gfx90a, gfx90c,
+# gfx1100 (LLVM's processor names, https://llvm.org/docs/AMDGPUUsage.html#processors).
+_GFX_WORD = re.compile(r"\b(gfx[0-9]{1,2}[0-9a-f]{2})\b", re.IGNORECASE)
 
 
 def gpu_from_name(text: str) -> Gpu | None:

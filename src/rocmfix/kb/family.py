@@ -49,6 +49,19 @@ Sources of the facts:
   text's ROCm is of another major). A bare "cannot open shared object file" stays
   hip-runtime-lib-missing.
 
+* Apps that ship their own ROCm state their build's targets too: ollama's "supported types",
+  llama.cpp's per-target Windows HIP releases, ROCmLibs' per-target rocBLAS packs, ollama's
+  empty "compatible gpu libraries", Blender Cycles' "HIP binary kernel ... not found" (sources
+  at each pattern). GPUs are read as users write them (workstation and AI PRO cards, names
+  inside Chinese text, APU codenames and Ryzen models through the gfx table's rows).
+
+* Where a fact is itself a member's definition in the taxonomy (the build's target list
+  lacking the GPU: no-binary-for-gpu; libraries of two releases meeting:
+  rocm-library-version-mismatch; a CUDA build on a machine naming AMD's GPU stack and no NVIDIA
+  card: cuda-build-on-amd), that member, once the signatures, symptoms or ranker found it at
+  all, is raised to the naming bar (:data:`LIFT_TO`); a GPU's age alone is shared by other
+  causes and raises nothing.
+
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
 """
@@ -82,10 +95,43 @@ _TORCH_TAG = _rx.compile(
 )
 # A wheel index the text installs from or points at.
 _INDEX = _rx.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cu\d{2,3}|rocm\d[\d.]*|cpu)\b")
+# torch's (and torchaudio's, which follows it) version as torch.__version__ prints it, with no
+# package name beside it: "2.8.0+cu128" (a 1.x or 2.x release with a build label).
+_BARE_TAG = _rx.compile(
+    r"(?<![\w.+-])[12]\.\d{1,2}\.\d{1,2}(?:a0|\.dev\d+)?\+(cu\d{2,3}|rocm\d[\d.]*|cpu)\b(?![.-]\w)"
+)
+# The CUDA libraries torch's CUDA wheels on PyPI depend on ("nvidia-cublas-cu12",
+# "nvidia_nvjitlink_cu12-12.6.68-...whl", torch's Requires-Dist, https://pypi.org/project/torch/):
+# pip installing them is pip installing a CUDA build.
+_CUDA_DEPS = _rx.compile(
+    r"(?i:\bnvidia[-_](?:cuda[-_](?:runtime|nvrtc|cupti)|cublas|cudnn|cufft|curand|cusolver|"
+    r"cusparse(?:lt)?|nccl|nvtx|nvjitlink|cufile)[-_]cu1[1-3]\b)"
+)
 # collect_env's two build lines.
 _ENV_CUDA = _rx.compile(r"CUDA used to build PyTorch: ?(\S+)")
 _ENV_ROCM = _rx.compile(r"ROCM used to build PyTorch: ?(\S+)")
 _ENV_HIP = _rx.compile(r"\bHIP runtime version: ?(\d\S*)")
+# What torch itself says about its build (torch/cuda/__init__.py): "Torch not compiled with CUDA
+# enabled" is _lazy_init's AssertionError where torch._C has no _cuda_getDeviceCount, i.e. a
+# build with neither CUDA nor HIP (ROCm builds serve torch.cuda through HIP); "Found no NVIDIA
+# driver on your system" and "The NVIDIA driver on your system is too old" are _check_driver's,
+# which only a CUDA build runs (https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py).
+# torch.version.cuda / torch.version.hip printed with a number name the build outright.
+# Users name the CPU build the same way the index does ("the cpu version of torch", "torch
+# cpu-only build", "CPU版本的pytorch"): https://pytorch.org/get-started/locally/ offers
+# "Compute Platform: CPU" beside CUDA and ROCm.
+_SAYS_CPU = _rx.compile(
+    r"\bTorch not compiled with CUDA enabled\b|"
+    r"(?i:\b(?:the |a )?cpu[- ]?(?:only )?(?:version|build|wheel)s? of (?:py)?torch\b|"
+    r"\b(?:py)?torch(?: for)? cpu[- ]?(?:only )?(?:version|build|wheel)\b|\bcpu[- ]only (?:py)?torch\b|"
+    r"CPU ?版(?:本)?的? ?(?:py)?torch|(?:py)?torch ?的? ?CPU ?版)"
+)
+_SAYS_CUDA = _rx.compile(
+    r"\bFound no NVIDIA driver on your system\b|\bThe NVIDIA driver on your system is too old\b|"
+    r"\btorch\.version\.cuda\b[^\n\w]{0,6}\n?[^\n\w]{0,4}1[0-3]\.\d"
+)
+_NO_NV_DRIVER = _rx.compile(r"\bFound no NVIDIA driver on your system\b")
+_SAYS_ROCM = _rx.compile(r"\btorch\.version\.hip\b[^\n\w]{0,6}\n?[^\n\w]{0,4}[4-9]\.\d")
 
 
 def _flavour(tag: str) -> str:
@@ -104,6 +150,10 @@ def torch_builds(text: str) -> frozenset[str]:
         seen.add(_flavour(m.group(1)))
     for m in _INDEX.finditer(text):
         seen.add(_flavour(m.group(1)))
+    for m in _BARE_TAG.finditer(text):
+        seen.add(_flavour(m.group(1)))
+    if _CUDA_DEPS.search(text):
+        seen.add("cuda")
     cuda = [m.group(1) for m in _ENV_CUDA.finditer(text)]
     rocm = [m.group(1) for m in _ENV_ROCM.finditer(text)]
     for c, r in zip(cuda, rocm, strict=False):
@@ -115,8 +165,15 @@ def torch_builds(text: str) -> frozenset[str]:
             seen.add("rocm")
         elif c in ("None", "N/A") and r in ("None", "N/A"):
             seen.add("cpu")
-    if _ENV_HIP.search(text):
+    if _ENV_HIP.search(text) or _SAYS_ROCM.search(text):
         seen.add("rocm")
+    if not seen:
+        # what torch or the user says of the build counts where no version tag, index or
+        # collect_env line names it (those name the installed build itself)
+        if _SAYS_CPU.search(text):
+            seen.add("cpu")
+        if _SAYS_CUDA.search(text):
+            seen.add("cuda")
     return frozenset(seen)
 
 
@@ -171,22 +228,44 @@ def kfd_state(text: str) -> str | None:
     return "missing" if missing else "denied"
 
 
+# "ROCm 6.2", "ROCm6.2.4", "rocm6.3 wheel", "ROCm v6.1".
 _ROCM_VERSION = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
+# Windows' HIP SDK carries the ROCm release number it ships ("HIP SDK 6.2.4" is ROCm 6.2.4 for
+# Windows, https://rocm.docs.amd.com/projects/install-on-windows/en/latest/). Its GPU support
+# list is its own (the Windows matrix listed the RX 7600 from 6.0, which no Linux matrix of 6.x
+# or 7.x lists: gfx-targets.yaml gfx1102), so it is not read against the Linux first listings;
+# it dates only the HIP runtime DLL's major (lib_state).
+_HIP_SDK_VERSION = _rx.compile(
+    r"(?<![\w/.-])(?i:HIP[ -]SDK(?: for Windows)?)[ -]?v?(\d{1,2})\.\d|"
+    # its install folder, C:\Program Files\AMD\ROCm\6.2\bin
+    r"(?i:\bAMD[\\/]+ROCm[\\/]+)(\d{1,2})\.\d"
+)
+# A release named by its major alone: "ROCm 7", "ROCm-6" (not "ROCm 7.1", not "ROCm 7x").
+# A separator is required: llama.cpp names its devices ROCm0, ROCm1 ("ROCm0 compute buffer").
+_ROCM_MAJOR = _rx.compile(r"(?<![\w/.-])(?i:ROCm)[ -]v?([1-9]\d?)(?![\w]|\.\d)")
 
 
 _ROCM_TAG = _rx.compile(r"(?:\+|whl/(?:nightly/)?)rocm(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b")
 _GFX_WORD = _rx.compile(r"(?i:\bgfx\d{3,4}[0-9a-f]?\b)")
 # A GPU named by its product name, mapped to its gfx by the products the sourced gfx table
 # lists (compat.gpu_from_name): "RX 7600XT", "Radeon VII", "MI50", "Vega 64".
+# Names are bounded by ASCII letters and digits only, so that Chinese text around them does not
+# hide them ("我的RX6600显卡", "7900xtx显卡": Unicode \b sees no boundary between 0 and 显).
 _PRODUCT = _rx.compile(
-    r"(?i:\b(RX) ?(\d{3,4})(?: ?(XTX|XT|GRE))?\b|\b(Radeon VII)\b|\b(Vega) ?(56|64)\b|"
-    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?(?![A-Za-z0-9])|"
+    r"(?i:(?<![A-Za-z0-9_])(RX) ?(\d{3,4})(?: ?(XTX|XT|GRE))?(?![A-Za-z0-9_])|"
+    r"\b(Radeon (?:Pro )?VII)\b|\b(Vega) ?(56|64)\b|"
+    # "MI50", "MI300X", and the plural users write for several cards ("2 x Mi50s")
+    r"(?<![A-Za-z0-9])(MI\d{2,3})([AXL])?s?(?![A-Za-z0-9])|"
     # "Radeon 7800 XT", a bare "7900 XTX" / "6700xt" (the suffix makes it a card), "Radeon 780M",
     # "Radeon 8060S" and the bare iGPU names of the APU rows (780M, 760M, 680M, 890M ...).
-    r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|\b([5-9]\d{2}0) ?(XTX|XT|GRE)\b|"
-    r"\b((?:[678][468]0|8[89]0)M)\b|"
-    # the Radeon Pro WX workstation cards ("Radeon (TM) Pro WX 5100 Graphics")
-    r"\b(WX) ?(\d{4})\b)"
+    r"\b(Radeon) (\d{3,4}[MS]?)(?: ?(XTX|XT|GRE))?\b|"
+    r"(?<![A-Za-z0-9_.])([5-9]\d{2}0) ?(XTX|XT|GRE)(?![A-Za-z0-9_])|"
+    r"(?<![A-Za-z0-9_.])((?:[678][468]0|8[89]0)M|80[4-6][05]S)(?![A-Za-z0-9_])|"
+    # a bare model number the Chinese word for graphics card follows ("6600显卡", "7900 显卡")
+    r"(?<![A-Za-z0-9_.])([5-9]\d{2}0)(?= ?(?:显卡|顯卡))|"
+    # the Radeon Pro WX and W workstation cards ("Radeon (TM) Pro WX 5100 Graphics", "Radeon PRO
+    # W7900", "W6800") and the Radeon AI PRO R9700 (the gfx table's product rows)
+    r"\b(WX) ?(\d{4})\b|\b(W[5-9]\d{3})\b|\b(R9[67]00[SD]?)\b)"
 )
 
 
@@ -196,9 +275,17 @@ _PRODUCT = _rx.compile(
 # pci.ids (https://github.com/pciutils/pciids/blob/master/pci.ids) names the Polaris chips
 # Ellesmere (Polaris 10), Baffin (Polaris 11) and Lexa (Polaris 12), and LLVM's AMDGPUUsage
 # gives Navi 21/22/23/24 as gfx1030/1031/1032/1034.
+# The APUs go by their codenames as much as by their graphics ("Strix Halo", "Hawk Point",
+# "Rembrandt"); the gfx table's ``family`` of each integrated target names them (gfx1151
+# "RDNA3.5 (Strix Halo / Gorgon Halo APU)", gfx1103 "RDNA3 (Phoenix / Hawk Point APU)"), and a
+# codename two rows share decides nothing ("Gorgon Point" is gfx1150, gfx1152 and gfx1153:
+# left out, as is Krackan Point, whose gfx1152 the table holds no support row for).
 _CODENAME = _rx.compile(
     r"(?i:\b(Ellesmere|Baffin|Lexa|Polaris ?1[012]|Polaris|Fiji|Tonga|Hawaii|Tahiti|Pitcairn|"
-    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4]|Navi ?3[1-3]|Navi ?4[48])\b)"
+    r"Bonaire|Vega ?1[02]|Vega ?20|Navi ?1[024]|Navi ?2[1-4]|Navi ?3[1-3]|Navi ?4[48]|"
+    r"Strix ?Halo|Strix ?Point|Gorgon ?Halo|Hawk ?Point|"
+    r"Phoenix(?= (?:APU|iGPU)\b)|Rembrandt|Renoir|Cezanne|Lucienne|Van ?Gogh|Mendocino|"
+    r"Granite ?Ridge)\b)"
 )
 _CODENAME_CHIP = {
     "ellesmere": "polaris10",
@@ -218,6 +305,12 @@ _NAVI_GFX |= {
 }
 
 
+def _facts() -> ModuleType:
+    from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    return facts
+
+
 def _codename_gfx(name: str) -> str | None:
     from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
 
@@ -225,7 +318,58 @@ def _codename_gfx(name: str) -> str | None:
     if key in _NAVI_GFX:
         return _NAVI_GFX[key]
     chip = facts.chip_by_name(_CODENAME_CHIP.get(key, key))
-    return chip.gfx if chip is not None else None
+    if chip is not None:
+        return chip.gfx
+    # an APU codename: the one integrated target whose family names it
+    hits = {
+        t.gfx
+        for t in facts.gfx_targets().values()
+        if t.kind == "integrated" and key in t.family.lower().replace(" ", "")
+    }
+    return hits.pop() if len(hits) == 1 else None
+
+
+# A laptop or desktop APU named by its Ryzen model, whose graphics the gfx table's product rows
+# name: "Ryzen AI 9 HX 370" and "Ryzen AI Max+ 395" by number (gfx1150 "Radeon 890M (Ryzen AI 9
+# HX 370/375 ...)", gfx1151 "Radeon 8060S (Ryzen AI Max+ 395 ...)"), the mobile Ryzen 7040/8040
+# (Phoenix, Hawk Point: "Ryzen 7 8840U", "8845HS") and 6000 series by their series (gfx1103
+# "(Ryzen 7040 / 8040 ...)", gfx1035 "Ryzen 6000-series mobile graphics"), the desktop G models
+# by name (gfx90c "Ryzen 7 4700G"). Read only where the text names no GPU itself: a laptop's
+# CPU says nothing of its discrete card.
+_RYZEN = _rx.compile(
+    r"(?i:\bRyzen ?(?:AI ?(?:Max ?\+?|[579]) (?:PRO )?(?:HX )?(\d{3})\b|"
+    r"[3579] (?:PRO )?(\d{4})(U|HS|H|GE|G)\b))"
+)
+
+
+def _ryzen_gfx(m: object) -> str | None:
+    from rocmfix import compat, facts  # noqa: PLC0415 - tables load only when a family needs them
+
+    ai, model, suffix = m.group(1), m.group(2), (m.group(3) or "").upper()  # type: ignore[attr-defined]
+    rows = facts.gfx_targets().values()
+    if ai:
+        hits = {
+            t.gfx
+            for t in rows
+            for p in t.products
+            if "Ryzen AI" in p and ai in _rx.compile(r"\d{3}").findall(p)
+        }
+        return hits.pop() if len(hits) == 1 else None
+    if suffix in ("G", "GE"):
+        gpu = compat.gpu_from_name(m.group(0))  # type: ignore[attr-defined]
+        return gpu.bare if gpu is not None else None
+    for series in (model[0] + "0" + model[2] + "0", model[0] + "000"):
+        hits = {
+            t.gfx
+            for t in rows
+            for p in t.products
+            # a U/H/HS model is a laptop's: the desktop rows ("Ryzen 7000 / 9000 desktop
+            # CPU") do not hold it (a Ryzen 7 7735HS is Rembrandt's 680M, not gfx1036)
+            if "Ryzen" in p and "desktop" not in p and _rx.compile(rf"\b{series}\b").search(p)
+        }
+        if len(hits) == 1:
+            return hits.pop()
+    return None
 
 
 # A build's own target list as build files, tools and apps state it: "supported targets: gfx1030,
@@ -233,10 +377,12 @@ def _codename_gfx(name: str) -> str | None:
 # and PyTorch variables that choose the targets a ROCm build compiles,
 # https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html,
 # https://github.com/pytorch/pytorch/blob/main/setup.py), clang's --offload-arch / -mcpu, torch's
-# get_arch_list(), tensorflow-rocm's "The supported AMDGPU versions are ..." (gpu_device.cc).
-# Kernels exist for those targets only.
+# get_arch_list(), tensorflow-rocm's "The supported AMDGPU versions are ..." (gpu_device.cc),
+# ollama's "amdgpu is not supported (supported types:[gfx1030 gfx1100 ...])" (the targets its
+# bundled rocBLAS carries, discover/amd_linux.go and amd_windows.go of
+# https://github.com/ollama/ollama). Kernels exist for those targets only.
 _BUILD_LIST = _rx.compile(
-    r"(?i:(?:\bsupported (?:gpu )?targets?|\bsupported AMDGPU versions are|"
+    r"(?i:(?:\bsupported (?:gpu )?targets?|\bsupported types|\bsupported AMDGPU versions are|"
     r"\b(?:built|compiled) (?:only )?for|\bcode objects? (?:only )?for|"
     r"\b(?:AMDGPU|GPU|HIP)_TARGETS|\bPYTORCH_ROCM_ARCH|\bHCC_AMDGPU_TARGETS?|--?offload-arch|-mcpu|"
     r"\bget_arch_list\(\)|\barch list)"
@@ -245,12 +391,47 @@ _BUILD_LIST = _rx.compile(
 )
 
 
+# A build made for one target, named by its file: llama.cpp's Windows HIP releases
+# ("llama-b4730-bin-win-hip-x64-gfx1030.zip", one archive per target,
+# https://github.com/ggml-org/llama.cpp/releases) and the per-target rocBLAS packs that
+# ROCmLibs publishes for the HIP SDK ("rocm.gfx1103.AMD.780M.phoenix.V5.0.for.hip.sdk.6.2.4.7z",
+# https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/releases). A GPU of another
+# target has no kernels in it, whatever its generation: the taxonomy's no-binary-for-gpu.
+_PACK = _rx.compile(
+    r"(?i:\bbin-win-hip-x64-(gfx[0-9a-f]{3,4})\b|\brocm\.(gfx[0-9a-f]{3,4})\.(?:[\w-]+\.){0,6}for\.hip\b)"
+)
+# ollama found the GPU and its library (rocm) but ships no runner for it: llm/server.go logs
+# slog.Debug("compatible gpu libraries", "compatible", compatible) with an empty list
+# (https://github.com/ollama/ollama/blob/main/llm/server.go). The build lacks the GPU's code.
+# Blender Cycles found no HIP kernel of the card's compute capability in its shipped fatbins
+# (intern/cycles/device/hip/device_impl.cpp: "HIP binary kernel for this graphics card compute
+# capability (%d.%d) not found.", https://projects.blender.org/blender/blender): the app's build
+# lacks the GPU's code.
+_APP_LACKS = _rx.compile(
+    r"\bHIP binary kernel for this graphics card compute capability \(\d+\.\d+\) not found"
+)
+_NO_LIBRARY = _rx.compile(r"\bmsg=\"?compatible gpu libraries\"? compatible=\[\]")
+
+
+# Cards older than every target the gfx table holds, named by their series: the Radeon HD
+# 2000-8000 cards (TeraScale, then GCN 1/2) and the R5/R7/R9 200/300 series (GCN 1-3: gfx6xx,
+# gfx7xx, gfx801/802 in LLVM's processor table, https://llvm.org/docs/AMDGPUUsage.html#processors;
+# the table's oldest target is gfx803). No current ROCm supports any of them.
+_LEGACY = _rx.compile(r"(?i:\bRadeon HD ?[2-8]\d{3}[A-Z]?\b|\bR[579] (?:M ?)?[2-4]\d{2}X?\b)")
+# "gfx 1032": a target written with a space.
+_GFX_SPACED = _rx.compile(r"(?i:\bgfx ([0-9]{1,2}[0-9a-f]{2})\b)")
+
+
 def _named_gpus(text: str) -> list[str]:
     """The gfx targets of the GPUs ``text`` names: gfx words, and the products and chip
     codenames the sourced tables map to a gfx."""
     from rocmfix import compat  # noqa: PLC0415 - tables load only when a family needs them
 
     gpus = [g.bare for g in compat.gpus_from_text(text)]
+    for m in _GFX_SPACED.finditer(text):
+        gfx = "gfx" + m.group(1).lower()
+        if _facts().is_gfx_name(gfx) and _facts().gfx_info(gfx) is not None and gfx not in gpus:
+            gpus.append(gfx)
     for m in _PRODUCT.finditer(text):
         name = " ".join(p for p in m.groups() if p)
         gpu = compat.gpu_from_name(name)
@@ -260,6 +441,11 @@ def _named_gpus(text: str) -> list[str]:
         gfx = _codename_gfx(m.group(1))
         if gfx is not None and gfx not in gpus:
             gpus.append(gfx)
+    if not gpus and not _PRODUCT_LIKE.search(text):
+        for m in _RYZEN.finditer(text):
+            gfx = _ryzen_gfx(m)
+            if gfx is not None and gfx not in gpus:
+                gpus.append(gfx)
     return gpus
 
 
@@ -274,19 +460,25 @@ def _build_lacks(text: str) -> bool | None:
     states no list, names no other GPU, or the list has nothing of that generation (then the
     build may predate the GPU's whole generation, which is rocm-too-old-for-gpu's case)."""
     spans = [m.span(1) for m in _BUILD_LIST.finditer(text)]
-    if not spans:
+    packs = [(m.span(), (m.group(1) or m.group(2)).lower()) for m in _PACK.finditer(text)]
+    if not spans and not packs:
         return None
     listed = {g.lower() for a, b in spans for g in _GFX_WORD.findall(text[a:b])}
     rest, at = [], 0
-    for a, b in spans:
+    for a, b in sorted(spans + [span for span, _ in packs]):
+        if a < at:
+            continue
         rest.append(text[at:a])
         at = b
     rest.append(text[at:])
     device = set(_named_gpus("\n".join(rest)))
     if not device:
         return None
-    if not device.isdisjoint(listed):
+    packed = {gfx for _, gfx in packs}
+    if not device.isdisjoint(listed | packed):
         return False
+    if packed:
+        return True
     generations = {_generation(g) for g in listed}
     return True if all(_generation(g) in generations for g in device) else None
 
@@ -343,23 +535,55 @@ def gfx_age(text: str) -> str | None:
         or _PRODUCT.search(text)
         or _CODENAME.search(text)
         or _GENERATION.search(text)
+        or _RYZEN.search(text)
+        or _NO_LIBRARY.search(text)
+        or _APP_LACKS.search(text)
+        or _LEGACY.search(text)
+        or _GFX_SPACED.search(text)
     ):
         return None  # no GPU named: the tables (and their imports) stay off the cold path
     from rocmfix import facts  # noqa: PLC0415 - tables load only when a family needs them
 
+    if _NO_LIBRARY.search(text) or _APP_LACKS.search(text):
+        return "unbuilt"
     gpus = _named_gpus(text)
     versions = {m.group(1) for m in _ROCM_VERSION.finditer(text)}
     # a ROCm build of torch carries the ROCm it was built with in its tag or index name
     versions |= {m.group(1) for m in _ROCM_TAG.finditer(text)}
     # "5.5" and "5.5.0" name one release
     versions = set({facts.version_key(v): v for v in sorted(versions)}.values())
-    if len(versions) == 1:
-        (version,) = versions
+    majors = {m.group(1) for m in _ROCM_MAJOR.finditer(text)} if not versions else set()
+    if len(majors) == 1:
+        # "ROCm 7" alone: older than a target's first release only when every 7.x is
+        # (its last minor, 7.99, predates it); listing it only when 7.0 already does
+        (major,) = majors
         if any(
-            facts.rocm_predates(version, g) or facts.rocm_predates_wheels(version, g) for g in gpus
-        ) or any(_generation_predates(version, m.group(1)) for m in _GENERATION.finditer(text)):
+            facts.rocm_predates(f"{major}.99", g) or facts.rocm_predates_wheels(f"{major}.99", g)
+            for g in gpus
+        ) or any(
+            _generation_predates(f"{major}.99", m.group(1)) for m in _GENERATION.finditer(text)
+        ):
             return "newer"
-    if not gpus:
+        versions = {f"{major}.0"}
+    elif versions:
+        # every ROCm the text names predates the GPU (one release, or "5.7, then 6.2" both
+        # before gfx1101's first listing): whichever is in use is older than the GPU
+
+        # "ROCm 6.4" names the 6.4 series: older than a GPU only when its last patch would be
+        latest = {v if v.count(".") >= 2 else f"{v}.99" for v in versions}
+
+        def predates(g: str) -> bool:
+            return all(
+                facts.rocm_predates(v, g) or facts.rocm_predates_wheels(v, g) for v in latest
+            )
+
+        if any(predates(g) for g in gpus) or any(
+            all(_generation_predates(v, m.group(1)) for v in latest)
+            for m in _GENERATION.finditer(text)
+        ):
+            return "newer"
+    legacy = bool(_LEGACY.search(text))
+    if not gpus and not legacy:
         # a line naming three targets or more is read as a list, not devices: the one GPU
         # may sit beside the build's list on that line
         return "unbuilt" if _build_lacks(text) else None
@@ -389,9 +613,23 @@ _ROCM_LIB = (
 # naming a ROCm DLL. Either means a library from another ROCm release than the caller's.
 _UNDEF_SYMBOL = _rx.compile(
     r"(?i:\blib" + _ROCM_LIB + r"[\w.-]*\.so[\d.]*: undefined symbol\b)|"
-    r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip[A-Z_]|hsa_|rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
-    r"(?i:entry point \S{1,80} could not be located in the dynamic link library [^\n]{0,160}?"
-    r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)"
+    r"undefined symbol: (?:_Z\w{0,6}?)?(?:hip(?:blas(?:Lt)?|sparse|solver|fft|rand|rtc)?[A-Z_]|hsa_|"
+    r"rocblas_|miopen[A-Z]|rccl|rsmi_|amdsmi_)|"
+    r"(?i:entry point \S{1,80} could not be (?:located|found) in the dynamic link library [^\n]{0,160}?"
+    r"\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|hiprt\w*)[\w.-]*\.dll)|"
+    # Python's face of the same: ERROR_PROC_NOT_FOUND, "[WinError 127] The specified procedure
+    # could not be found" (https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-)
+    # loading a ROCm DLL or torch's HIP parts
+    r"(?i:\[WinError 127\][^\n]{0,200}?\b(?:amdhip64|hip\w*|rocblas|rocsolver|hipblas\w*|miopen|rccl|"
+    r"torch_hip|c10_hip)[\w.-]*\.dll)|"
+    # a HIP function missing from whatever DLL imports it (ZLUDA's nvcuda.dll forwarding to an
+    # older HIP SDK's amdhip64): the HIP runtime found is of another release than the caller's
+    r"\bentry point hip[A-Z]\w{0,60} could not be (?:located|found) in the dynamic link library|"
+    # torch's check of the DNN library it was built against (torch/backends/cudnn/__init__.py:
+    # "cuDNN version incompatibility: PyTorch was compiled against X but linked against Y"); on
+    # ROCm builds that library is MIOpen, whose majors are 2 (ROCm 5-6) and 3 (ROCm 7)
+    r"\bPyTorch was compiled\s+against \([23], \d+, \d+\) but (?:linked against|found runtime version)"
+    r" \([23], \d+, \d+\)"
 )
 # A ROCm library named by a versioned soname: "librocm_smi64.so.6".
 _SONAME = _rx.compile(r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)\b")
@@ -399,9 +637,21 @@ _WANTED = _rx.compile(
     r"\blib(" + _ROCM_LIB + r")\.so\.(\d+)(?::? (?:cannot open shared object file|"
     r"无法打开共享对象文件|Kann die Shared-Object-Datei nicht öffnen)|"
     r"[^\n]{0,40}\b(?i:not found|is missing|required by))|"
-    r"(?i:\b(?:requires?|needs?|wants?|linked against|links against|looks? for)) [`'\"]?lib("
+    r"(?i:\b(?:requires?|needs?|wants?|link(?:s|ed)? against|looks? for)) [`'\"]?lib("
     + _ROCM_LIB
     + r")\.so\.(\d+)\b"
+)
+
+
+# The HIP runtime DLL of Windows' HIP SDK carries its major in the file name (amdhip64_6.dll for
+# HIP SDK 6.x, amdhip64_7.dll for 7.x; 5.x shipped amdhip64.dll: ROCm/TheRock's Windows build
+# notes and ZLUDA's nvcuda.dll import table, which names one of them); wanted and not found.
+# hiprtc's DLL carries major and minor (hiprtc0602.dll for HIP SDK 6.2; ZLUDA asking for
+# hiprtc0507.dll wants 5.7's).
+_HIP_DLL_WANTED = _rx.compile(
+    r"(?i:\b(?:amdhip64_|hiprtc0?)(\d{1,2})(?:\d\d)?\.dll\b[`'\"]?[^\n]{0,20}?\b(?:was not found|not found|is missing|missing)\b|"
+    r"\b(?:could not find (?:module )?|cannot find |can't find |unable to load |failed to load )[^\n]{0,80}?"
+    r"\b(?:amdhip64_|hiprtc0?)(\d{1,2})(?:\d\d)?\.dll\b)"
 )
 
 
@@ -428,6 +678,13 @@ def lib_state(text: str) -> str | None:
     """
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
         return "mismatch"
+    if "amdhip64_" in text or "hiprtc" in text:
+        dll = {str(int(m.group(1) or m.group(2))) for m in _HIP_DLL_WANTED.finditer(text)}
+        if len(dll) == 1:
+            majors = {m.group(1).split(".")[0] for m in _ROCM_VERSION.finditer(text)}
+            majors |= {m.group(1) or m.group(2) for m in _HIP_SDK_VERSION.finditer(text)}
+            if majors and dll.isdisjoint(majors):
+                return "mismatch"
     if ".so." not in text:
         return None
     wanted = {
@@ -455,16 +712,40 @@ def names_amd(text: str) -> bool:
     collect_env's "ROCM used to build PyTorch: N/A" and an AMD CPU do not count)."""
     from rocmfix.kb.matcher import _AMD_CONTEXT, _NOT_AMD  # noqa: PLC0415 - matcher imports us
 
-    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", text)))
+    return bool(_AMD_CONTEXT.search(_NOT_AMD.sub("", _NOT_AMD_TOO.sub("", text))))
 
 
-Facts = tuple  # (torch build, /dev/kfd state, GPU age, names AMD, HIP library state)
+# collect_env pads its labels to a column ("ROCM used to build PyTorch   : N/A", torch >= 2.6's
+# layout of torch/utils/collect_env.py), and a Ryzen is AMD's CPU, not its GPU stack.
+_NOT_AMD_TOO = _rx.compile(
+    r"(?:ROCM used to build PyTorch|HIP runtime version|MIOpen runtime version) *: N/A|"
+    r"\bAMD Ryzen\b"
+)
+# An NVIDIA GPU named as a device (collect_env's "GPU 0: NVIDIA GeForce RTX 5090", nvidia-smi,
+# neofetch's "GPU: NVIDIA GeForce RTX 3060 Ti").
+_NVIDIA_GPU = _rx.compile(
+    r"(?i:\bNVIDIA (?:GeForce|RTX|Quadro|Tesla|TITAN|A\d{2,3}|H\d{2,3}|L\d{1,2})\b|\bGeForce (?:RTX|GTX)\b)"
+)
+
+
+def amd_machine(text: str) -> bool | str:
+    """True when the text names AMD's GPU stack and no NVIDIA GPU; "nvidia" when it names both
+    (a CUDA torch there may be the NVIDIA card's own); False when it names nothing of AMD's."""
+    if not names_amd(text):
+        return False
+    return "nvidia" if _NVIDIA_GPU.search(text) else True
+
+
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state)
 
 
 def read(text: str) -> Facts:
     """The facts of ``text`` this layer uses (see :data:`Facts`)."""
     build = torch_build(text)
-    amd = names_amd(text) if build == "cuda" else None
+    amd = amd_machine(text) if build == "cuda" else None
+    if amd is False and _NO_NV_DRIVER.search(text):
+        # no AMD word, but no NVIDIA driver either: not known to be an NVIDIA machine
+        amd = None
     return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
 
 
@@ -524,7 +805,33 @@ def reorder(
     elif age == "listed" and ROCM_TOO_OLD in out:
         # the ROCm the text names lists the GPU, so the GPU is not newer than it
         out[ROCM_TOO_OLD] = min(out[ROCM_TOO_OLD], 0.45)
+    if bring_in:
+        for want in _defined(facts):
+            if want in out and out[want] >= LIFT_FLOOR:
+                out[want] = max(out[want], LIFT_TO)
     return out
+
+
+# A member the text's facts define outright (see :func:`_defined`) that the signatures, symptoms
+# or ranker found at all (LIFT_FLOOR) is named: raised to the naming bar, never past a cause
+# named with more confidence.
+LIFT_FLOOR = 0.0
+LIFT_TO = 0.5
+
+
+def _defined(facts: Facts) -> tuple[str, ...]:
+    """The members whose taxonomy definition is itself a fact of the text: the build's own
+    target list, or an app's build for one target, lacking the GPU ("unbuilt":
+    no-binary-for-gpu), and ROCm libraries of two releases meeting (rocm-library-version-mismatch).
+    The GPU's age alone ("old", "newer", "borrows") defines nothing: other causes share it."""
+    out = []
+    if facts[0] == "cuda" and len(facts) > 3 and facts[3] is True:
+        out.append(CUDA_BUILD)
+    if facts[2] == "unbuilt":
+        out.append(NO_BINARY)
+    if len(facts) > 4 and facts[4] == "mismatch":
+        out.append(LIB_MISMATCH)
+    return tuple(out)
 
 
 FAMILY_IDS = frozenset(
@@ -577,7 +884,9 @@ def decide(
 
 # Anything written like a Radeon or Instinct product: a name here that :data:`_PRODUCT` and
 # the tables do not resolve means the text names a GPU whose gfx is not known.
-_PRODUCT_LIKE = _rx.compile(r"(?i:\b(?:RX|Radeon(?: Pro| RX)?) ?[A-Z]?\d{3,4}[A-Z]{0,3}\b|\bMI\d{2,3}[A-Z]?\b)")
+_PRODUCT_LIKE = _rx.compile(
+    r"(?i:\b(?:RX|Radeon(?: Pro| RX)?) ?[A-Z]?\d{3,4}[A-Z]{0,3}\b|\bMI\d{2,3}[A-Z]?\b)"
+)
 
 
 def named_gpus(text: str) -> list[tuple[str, str]]:
