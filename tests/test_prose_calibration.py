@@ -52,10 +52,9 @@ def test_english_lines_do_not_load_rapidfuzz_for_a_chinese_symptom() -> None:
         "ComfyUI on my RX 6800 runs on the CPU since I updated the custom nodes",
     ],
 )
-def test_a_weak_match_never_lowers_the_rankers_first_cause(
-    text: str, monkeypatch: pytest.MonkeyPatch
+def test_a_weak_match_never_lowers_the_rankers_first_cause_where_the_ranker_is_sure(
+    text: str,
 ) -> None:
-    monkeypatch.setattr(matcher, "WEAK_KEEPS_RANKER", True)  # off by default (see there)
     model = default_ranker()
     if model is None:
         pytest.skip("no ranker artifact")
@@ -66,4 +65,28 @@ def test_a_weak_match_never_lowers_the_rankers_first_cause(
     bare = {m.entry.id: m.confidence for m in _with_ranker([], text, by_id, lambda _: False)}
     weak = Match(entry=by_id[first], confidence=CONFIDENT - 0.05, evidence=(), via="symptom")
     lifted = {m.entry.id: m.confidence for m in _with_ranker([weak], text, by_id, lambda _: False)}
-    assert lifted[first] >= bare.get(first, 0.0)
+    if probs[first] >= matcher.RANKER_SURE:
+        assert lifted[first] >= bare.get(first, 0.0)
+    else:  # the ranker merely leads: the combiner's own reading beside the weak match stands
+        combined = model.combine({first: CONFIDENT - 0.05}, probs)
+        assert lifted[first] == round(combined[first], 4)
+
+
+def test_the_floor_needs_the_ranker_sure_by_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = default_ranker()
+    if model is None:
+        pytest.skip("no ranker artifact")
+    kb = load_kb([])
+    by_id = {e.id: e for e in kb.entries}
+    text = (
+        "rocminfo only works with sudo, as my normal user it says permission denied on my RX 7900"
+    )
+    probs = model.probabilities(text)
+    first = min((c for c in probs if c != "none"), key=lambda c: (-probs[c], c))
+    assert probs[first] >= matcher.RANKER_SURE  # the ranker alone is sure of this one
+    weak = Match(entry=by_id[first], confidence=0.3, evidence=(), via="symptom")
+    floored = {m.entry.id: m.confidence for m in _with_ranker([weak], text, by_id, lambda _: False)}
+    monkeypatch.setattr(matcher, "RANKER_SURE", probs[first] + 0.01)
+    held = {m.entry.id: m.confidence for m in _with_ranker([weak], text, by_id, lambda _: False)}
+    assert held[first] == round(model.combine({first: 0.3}, probs)[first], 4)
+    assert floored[first] >= held[first]
