@@ -190,3 +190,44 @@ def test_a_bare_log_line_is_still_named(matcher: Matcher, line: str) -> None:
 )
 def test_told_in_words(text: str, words: bool) -> None:
     assert setups.told_in_words(text) is words
+
+
+# A wrong torch build named on a machine whose own accelerator is another vendor's: the
+# fix ("install the ROCm wheel") is for an AMD card the report never shows.
+_OTHER_VENDOR_CASES = [
+    "I just updated the app and it will not start any more. I have an Nvidia GPU.\n"
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "On Windows 11 with a GeForce RTX 4070 I get this as soon as I type a prompt:\n"
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "在昇腾NPU上运行训练任务时报错：Torch not compiled with CUDA enabled",
+]
+
+
+@pytest.mark.parametrize("text", _OTHER_VENDOR_CASES)
+def test_a_wrong_build_on_another_vendors_gpu_is_held(matcher: Matcher, text: str) -> None:
+    assert 0 < _conf(matcher, text, "cpu-only-build") < CONFIDENT
+
+
+@pytest.mark.parametrize("text", _OTHER_VENDOR_CASES)
+def test_the_same_wrong_build_beside_an_amd_card_is_named(matcher: Matcher, text: str) -> None:
+    # near miss: the machine also has an AMD card (or the user asks about one)
+    on_amd = text.replace("\n", "\nMy second machine has a Radeon RX 7900 XTX.\n", 1)
+    if on_amd == text:
+        on_amd = "Radeon RX 7900 XTX。" + text
+    assert _conf(matcher, on_amd, "cpu-only-build") >= CONFIDENT
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Yes; I have a Nvidia GPU.", True),
+        ("Windows 11 with RTX GPU", True),
+        ("GTX 1080 Ti, driver 535", True),
+        ("import torch_npu", True),
+        # torch's own message, printed on any machine, and an AMD machine looking for NVIDIA
+        ("RuntimeError: Found no NVIDIA driver on your system.", False),
+        ("the app keeps looking for an Nvidia GPU on my RX 6800", False),
+    ],
+)
+def test_other_vendor_only(text: str, other: bool) -> None:
+    assert setups.other_vendor_only(text) is other
