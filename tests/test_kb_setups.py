@@ -25,6 +25,12 @@ from rocmfix.kb.matcher import CONFIDENT, Matcher
         ("Vega igpu OpenCL/HIP GPU Hang on ROCm 6, AMD Ryzen 5 5625U with Radeon Graphics", False),
         ("Radeon 890M iGPU (gfx1150): ROCm 7.2 hangs on the first queue", False),
         ("我的笔记本只有核显 780M，ROCm 跑不起来", False),
+        # the discrete GPU is NVIDIA's: ROCm sees the AMD iGPU alone, nothing AMD to pick instead
+        ("Laptop with dual GPU (AMD iGPU + NVIDIA dGPU, Optimus architecture)", False),
+        ("Radeon 780M integrated graphics and a dedicated GeForce RTX 4060", False),
+        # near misses: an AMD discrete card beside it, or ROCm itself listing two devices
+        ("Radeon 780M iGPU, an RTX 3060 and an RX 7600 in the eGPU dock", True),
+        ("RTX 4090 in the other box; here ROCm found 2 ROCm devices, the iGPU first", True),
     ],
 )
 def test_gpu_choice(text: str, choice: bool) -> None:

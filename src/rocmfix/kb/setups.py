@@ -13,6 +13,9 @@ lowers an entry whose defining condition the text itself contradicts or never st
   the confidence that names a cause (it stays in the list as a hint).
   Decisive evidence (gfx1036's rocBLAS abort, ``is_integrated: 1``, "Device 1: Radeon
   Graphics", "found 2 ROCm devices") is a second device by itself and is left alone.
+  Where the discrete GPU named beside the iGPU is NVIDIA's ("AMD iGPU + NVIDIA dGPU", an
+  Optimus laptop, a GeForce/RTX card) and no AMD discrete card or second ROCm device is
+  named, ROCm (which enumerates AMD agents only) has the iGPU as its one device: held too.
 
 * **cuda-build-on-amd** is held where the text names ZLUDA. ZLUDA runs unmodified CUDA
   programs on AMD GPUs (https://github.com/vosen/ZLUDA, README; the Windows fork the apps
@@ -123,9 +126,25 @@ _TWO_GPUS = _rx.compile(
 )
 
 
+# The discrete GPU beside the iGPU named as NVIDIA's ("AMD iGPU + NVIDIA dGPU", an Optimus
+# laptop, a GeForce/RTX card): ROCm enumerates AMD agents only, so the AMD iGPU is its one
+# device and nothing AMD was picked instead of it; unless an AMD discrete card is named too,
+# or the log shows the second ROCm device itself.
+_NVIDIA_DGPU = _rx.compile(
+    r"(?i:\bnvidia (?:dgpu|discrete|dedicated)|\boptimus\b|\bgeforce\b|\b[RG]TX ?\d{3,4}(?!\d))"
+)
+_AMD_SECOND = _rx.compile(
+    r"(?i:\bRX ?\d{3,4}(?!\d)|\bRadeon (?:VII|Pro)\b|(?<![A-Za-z0-9])MI\d{2,3}[AXL]?(?![A-Za-z0-9])|"
+    r"\bVega ?(?:56|64)\b|\b[5-9]\d{2}0 ?(?:XTX|XT|GRE)\b|\bis_integrated\b|\bgfx1036\b|"
+    r"\bfound [2-9] (?:ROCm |HIP )devices\b|\b(?:two|2|both|multiple|second) AMD (?:GPU|card)s?\b)"
+)
+
+
 def gpu_choice(text: str) -> bool:
-    """Whether the text shows a second GPU or a choice between devices."""
-    return bool(_TWO_GPUS.search(text))
+    """Whether the text shows a second GPU or a choice between devices (a second one ROCm sees)."""
+    if not _TWO_GPUS.search(text):
+        return False
+    return not (_NVIDIA_DGPU.search(text) and not _AMD_SECOND.search(text))
 
 
 def names_zluda(text: str) -> bool:
