@@ -237,3 +237,18 @@ def test_the_same_wrong_build_beside_an_amd_card_is_named(matcher: Matcher, text
 )
 def test_other_vendor_only(text: str, other: bool) -> None:
     assert setups.other_vendor_only(text) is other
+
+
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [
+        ("vllm on GPU L40x2 uses 45G per GPU and hits a GPU OOM on long prompts", "nvidia"),
+        ("training on H100x8 nodes gets a GPU OOM after step 200", "nvidia"),
+        # near miss: AMD's Instinct parts with the same "x" are not NVIDIA's
+        ("training on 8x MI300X nodes gets a GPU OOM after step 200", "amd"),
+    ],
+)
+def test_an_nvidia_datacenter_count_is_an_nvidia_machine(
+    matcher: Matcher, text: str, context: str
+) -> None:
+    assert matcher.explain_text(text).context == context
