@@ -25,6 +25,12 @@ from rocmfix.kb.matcher import CONFIDENT, Matcher
         ("Vega igpu OpenCL/HIP GPU Hang on ROCm 6, AMD Ryzen 5 5625U with Radeon Graphics", False),
         ("Radeon 890M iGPU (gfx1150): ROCm 7.2 hangs on the first queue", False),
         ("我的笔记本只有核显 780M，ROCm 跑不起来", False),
+        # the discrete GPU is NVIDIA's: ROCm sees the AMD iGPU alone, nothing AMD to pick instead
+        ("Laptop with dual GPU (AMD iGPU + NVIDIA dGPU, Optimus architecture)", False),
+        ("Radeon 780M integrated graphics and a dedicated GeForce RTX 4060", False),
+        # near misses: an AMD discrete card beside it, or ROCm itself listing two devices
+        ("Radeon 780M iGPU, an RTX 3060 and an RX 7600 in the eGPU dock", True),
+        ("RTX 4090 in the other box; here ROCm found 2 ROCm devices, the iGPU first", True),
     ],
 )
 def test_gpu_choice(text: str, choice: bool) -> None:
@@ -190,3 +196,59 @@ def test_a_bare_log_line_is_still_named(matcher: Matcher, line: str) -> None:
 )
 def test_told_in_words(text: str, words: bool) -> None:
     assert setups.told_in_words(text) is words
+
+
+# A wrong torch build named on a machine whose own accelerator is another vendor's: the
+# fix ("install the ROCm wheel") is for an AMD card the report never shows.
+_OTHER_VENDOR_CASES = [
+    "I just updated the app and it will not start any more. I have an Nvidia GPU.\n"
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "On Windows 11 with a GeForce RTX 4070 I get this as soon as I type a prompt:\n"
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "在昇腾NPU上运行训练任务时报错：Torch not compiled with CUDA enabled",
+]
+
+
+@pytest.mark.parametrize("text", _OTHER_VENDOR_CASES)
+def test_a_wrong_build_on_another_vendors_gpu_is_held(matcher: Matcher, text: str) -> None:
+    assert 0 < _conf(matcher, text, "cpu-only-build") < CONFIDENT
+
+
+@pytest.mark.parametrize("text", _OTHER_VENDOR_CASES)
+def test_the_same_wrong_build_beside_an_amd_card_is_named(matcher: Matcher, text: str) -> None:
+    # near miss: the machine also has an AMD card (or the user asks about one)
+    on_amd = text.replace("\n", "\nMy second machine has a Radeon RX 7900 XTX.\n", 1)
+    if on_amd == text:
+        on_amd = "Radeon RX 7900 XTX。" + text
+    assert _conf(matcher, on_amd, "cpu-only-build") >= CONFIDENT
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Yes; I have a Nvidia GPU.", True),
+        ("Windows 11 with RTX GPU", True),
+        ("GTX 1080 Ti, driver 535", True),
+        ("import torch_npu", True),
+        # torch's own message, printed on any machine, and an AMD machine looking for NVIDIA
+        ("RuntimeError: Found no NVIDIA driver on your system.", False),
+        ("the app keeps looking for an Nvidia GPU on my RX 6800", False),
+    ],
+)
+def test_other_vendor_only(text: str, other: bool) -> None:
+    assert setups.other_vendor_only(text) is other
+
+
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [
+        ("vllm on GPU L40x2 uses 45G per GPU and hits a GPU OOM on long prompts", "nvidia"),
+        ("training on H100x8 nodes gets a GPU OOM after step 200", "nvidia"),
+        # near miss: AMD's Instinct parts with the same "x" are not NVIDIA's
+        ("training on 8x MI300X nodes gets a GPU OOM after step 200", "amd"),
+    ],
+)
+def test_an_nvidia_datacenter_count_is_an_nvidia_machine(
+    matcher: Matcher, text: str, context: str
+) -> None:
+    assert matcher.explain_text(text).context == context

@@ -85,7 +85,7 @@ _AMD_CONTEXT = _rx.compile(
 # Signs of an NVIDIA machine or a CUDA runtime actually running kernels (ROCm
 # builds print TORCH_USE_HIP_DSA / HIP kernel errors instead of these hints).
 _NVIDIA_CONTEXT = _rx.compile(
-    r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|(?<!Radeon )\b[RG]TX[- ]?\d{3,4}|(?<![A-Za-z0-9])[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|(?![A-Za-z0-9]))|"
+    r"NVIDIA-SMI|nvidia-smi|(?i:\bgeforce\b)|Quadro|\bTesla [A-Z]?\d|(?<!Radeon )\b[RG]TX[- ]?\d{3,4}|(?<![A-Za-z0-9])[AHL]\d{2,3}(?:[ -]SXM|[ -]PCIe|x[1-8](?![A-Za-z0-9])|(?![A-Za-z0-9]))|"
     r"(?<![A-Za-z0-9])(?:[VP]100|K80|A10G|L40S?|[GH]H200|B200|DGX)(?![A-Za-z0-9])|"
     r"\bnvidia[-_](?:dkms|uvm|kernel|current|container|docker)|\bdkms/nvidia\b|\bnvidia/\d{3}\.\d|"
     r"NVIDIA_VISIBLE_DEVICES|\bruntime: ?nvidia\b|--runtime[= ]nvidia\b|"

@@ -13,6 +13,9 @@ lowers an entry whose defining condition the text itself contradicts or never st
   the confidence that names a cause (it stays in the list as a hint).
   Decisive evidence (gfx1036's rocBLAS abort, ``is_integrated: 1``, "Device 1: Radeon
   Graphics", "found 2 ROCm devices") is a second device by itself and is left alone.
+  Where the discrete GPU named beside the iGPU is NVIDIA's ("AMD iGPU + NVIDIA dGPU", an
+  Optimus laptop, a GeForce/RTX card) and no AMD discrete card or second ROCm device is
+  named, ROCm (which enumerates AMD agents only) has the iGPU as its one device: held too.
 
 * **cuda-build-on-amd** is held where the text names ZLUDA. ZLUDA runs unmodified CUDA
   programs on AMD GPUs (https://github.com/vosen/ZLUDA, README; the Windows fork the apps
@@ -43,6 +46,18 @@ lowers an entry whose defining condition the text itself contradicts or never st
   the same way too: 7 more look-alikes left alone on the tune side for 2 right answers, but
   on rounds cm-cw and bg-bv it lost a right answer each, so it is not held.
 
+* **A wrong torch build** (cpu-only-build, cuda-build-on-amd) is held where the text names
+  the machine's own accelerator as another vendor's (an NVIDIA card by product words:
+  "an Nvidia GPU", GeForce, RTX/GTX 4070, Quadro; or a Huawei Ascend NPU, torch_npu, 昇腾)
+  and nothing of AMD or ROCm. "Torch not compiled with CUDA enabled" there is the CPU wheel
+  on an NVIDIA or Ascend box (https://pytorch.org/get-started/locally/ ; Ascend uses
+  torch_npu, https://github.com/Ascend/pytorch), and the entries' fixes (the ROCm wheel from
+  download.pytorch.org/whl/rocm*) are for a card that is not there. torch's own "Found no
+  NVIDIA driver on your system" is printed on any machine and is not such a word. Unlike the
+  hold on "names nothing of AMD" (above, not done for cpu-only-build), this needs a positive
+  word of another vendor: on the whole tune side it left 3 look-alikes alone (ComfyUI on an
+  NVIDIA GPU, an RTX laptop, an Ascend NPU) and changed no labelled answer.
+
 (cuda-build-on-amd was also tried held where the ranker or a symptom alone named it below
 0.65 with no line behind it: on the tune side 6 more look-alikes left alone for 3 right
 answers, but the frozen floors of rounds ak-as and at-bf lost a right answer each, so it is
@@ -67,6 +82,7 @@ if TYPE_CHECKING:
 
 IGPU = "integrated-gpu-selected"
 CUDA_BUILD = "cuda-build-on-amd"
+CPU_BUILD = "cpu-only-build"
 HELD = 0.3
 NEEDS_ROCM = frozenset(
     {
@@ -76,7 +92,20 @@ NEEDS_ROCM = frozenset(
         "wsl-limitations",
     }
 )
-HELD_IDS = NEEDS_ROCM | {CUDA_BUILD}
+# A wrong torch build is ours to name only on an AMD machine: where the text names the
+# machine's own NVIDIA or Ascend part and nothing of AMD, "install the ROCm wheel" is advice
+# for hardware that is not there.
+WRONG_BUILD = frozenset({CUDA_BUILD, CPU_BUILD})
+HELD_IDS = NEEDS_ROCM | WRONG_BUILD
+
+# The machine's own accelerator named as another vendor's: an NVIDIA card by its product words
+# (not torch's own "Found no NVIDIA driver on your system", printed on any machine), or a
+# Huawei Ascend NPU (torch_npu; 昇腾 is Ascend).
+_OTHER_VENDOR_GPU = _rx.compile(
+    r"(?i:\b(?:an? |my |the )?nvidia (?:gpus?|cards?|graphics(?: card)?|geforce|rtx|gtx|quadro)\b|"
+    r"\bgeforce\b|\b[RG]TX ?\d{3,4}(?!\d)|\bRTX (?:gpus?|cards?)\b|\bquadro\b|"
+    r"\bascend ?(?:npus?|910\w*|310\w*)\b|\btorch_npu\b)|昇腾"
+)
 
 _ZLUDA = _rx.compile(r"(?i:\bzluda\b)")
 
@@ -97,9 +126,25 @@ _TWO_GPUS = _rx.compile(
 )
 
 
+# The discrete GPU beside the iGPU named as NVIDIA's ("AMD iGPU + NVIDIA dGPU", an Optimus
+# laptop, a GeForce/RTX card): ROCm enumerates AMD agents only, so the AMD iGPU is its one
+# device and nothing AMD was picked instead of it; unless an AMD discrete card is named too,
+# or the log shows the second ROCm device itself.
+_NVIDIA_DGPU = _rx.compile(
+    r"(?i:\bnvidia (?:dgpu|discrete|dedicated)|\boptimus\b|\bgeforce\b|\b[RG]TX ?\d{3,4}(?!\d))"
+)
+_AMD_SECOND = _rx.compile(
+    r"(?i:\bRX ?\d{3,4}(?!\d)|\bRadeon (?:VII|Pro)\b|(?<![A-Za-z0-9])MI\d{2,3}[AXL]?(?![A-Za-z0-9])|"
+    r"\bVega ?(?:56|64)\b|\b[5-9]\d{2}0 ?(?:XTX|XT|GRE)\b|\bis_integrated\b|\bgfx1036\b|"
+    r"\bfound [2-9] (?:ROCm |HIP )devices\b|\b(?:two|2|both|multiple|second) AMD (?:GPU|card)s?\b)"
+)
+
+
 def gpu_choice(text: str) -> bool:
-    """Whether the text shows a second GPU or a choice between devices."""
-    return bool(_TWO_GPUS.search(text))
+    """Whether the text shows a second GPU or a choice between devices (a second one ROCm sees)."""
+    if not _TWO_GPUS.search(text):
+        return False
+    return not (_NVIDIA_DGPU.search(text) and not _AMD_SECOND.search(text))
 
 
 def names_zluda(text: str) -> bool:
@@ -112,6 +157,11 @@ def names_amd(text: str) -> bool:
     from rocmfix.kb.matcher import amd_named  # noqa: PLC0415 - the matcher imports this module
 
     return amd_named(text)
+
+
+def other_vendor_only(text: str) -> bool:
+    """Whether the text names an NVIDIA or Ascend accelerator as the machine's and nothing of AMD."""
+    return bool(_OTHER_VENDOR_GPU.search(text)) and not names_amd(text)
 
 
 def told_in_words(text: str) -> bool:
@@ -139,6 +189,8 @@ def held_by_text(text: str) -> frozenset[str]:
         out.add(CUDA_BUILD)
     if told_without_amd(text):
         out |= NEEDS_ROCM
+    if other_vendor_only(text):
+        out |= WRONG_BUILD
     return frozenset(out)
 
 
