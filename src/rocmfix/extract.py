@@ -811,6 +811,21 @@ def _hs_literal(text: bytes) -> bytes:
     )
 
 
+def _class_end(expr: bytes, i: int) -> int:
+    """The index just past the character class that opens at ``expr[i]`` (``[``): a
+    leading ``^`` and a ``]`` right after it are members, a backslash escapes the next
+    byte. ``len(expr)`` or more where the class is not closed."""
+    n = len(expr)
+    j = i + 1
+    if j < n and expr[j] == 0x5E:
+        j += 1
+    if j < n and expr[j] == 0x5D:
+        j += 1
+    while j < n and expr[j] != 0x5D:
+        j += 2 if expr[j] == 0x5C else 1
+    return j + 1
+
+
 def _line_tail(expr: bytes) -> bytes:
     """A Hyperscan expression ``^(?=X)[^\\n]*?REST`` as ``REST``: every match of the first
     holds a match of the second on its line (a superset, for stage 1). The leading
@@ -825,14 +840,7 @@ def _line_tail(expr: bytes) -> bytes:
             i += 2
             continue
         if c == 0x5B:  # a class: up to its closing bracket
-            j = i + 1
-            if j < n and expr[j] == 0x5E:
-                j += 1
-            if j < n and expr[j] == 0x5D:
-                j += 1
-            while j < n and expr[j] != 0x5D:
-                j += 2 if expr[j] == 0x5C else 1
-            i = j + 1
+            i = _class_end(expr, i)
             continue
         if c == 0x28:
             depth += 1
@@ -874,16 +882,9 @@ def _atoms(expr: bytes) -> tuple[bytes, list[tuple[bytes, bool, bool]]] | None:
                 zero = e in b"bBAzZG"
                 lit = not zero and not (48 <= e <= 57 or 65 <= e <= 90 or 97 <= e <= 122)
         elif c == 0x5B:  # a class: up to its closing bracket
-            j = i + 1
-            if j < n and expr[j] == 0x5E:
-                j += 1
-            if j < n and expr[j] == 0x5D:
-                j += 1
-            while j < n and expr[j] != 0x5D:
-                j += 2 if expr[j] == 0x5C else 1
-            if j >= n:
+            i = _class_end(expr, i)
+            if i > n:
                 return None
-            i = j + 1
         elif c == 0x28:  # a group: up to its closing parenthesis
             depth, j = 0, i
             while j < n:
@@ -892,14 +893,7 @@ def _atoms(expr: bytes) -> tuple[bytes, list[tuple[bytes, bool, bool]]] | None:
                     j += 2
                     continue
                 if d == 0x5B:
-                    k = j + 1
-                    if k < n and expr[k] == 0x5E:
-                        k += 1
-                    if k < n and expr[k] == 0x5D:
-                        k += 1
-                    while k < n and expr[k] != 0x5D:
-                        k += 2 if expr[k] == 0x5C else 1
-                    j = k + 1
+                    j = _class_end(expr, j)
                     continue
                 depth += (d == 0x28) - (d == 0x29)
                 j += 1
