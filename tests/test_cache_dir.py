@@ -156,7 +156,7 @@ def test_a_hyperscan_database_cache_that_is_not_ours_is_rebuilt(
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     items = [(b"hipError\\w+", 0, "hipError\\w+", False, 0)]
-    path = extract._db_cache_path(hs, items)
+    path = Path(extract._db_cache_path(hs, items))
     assert path.parent == Path(_quick.cache_dir())
     if kind == "a file as the dir":
         path.parent.parent.mkdir(parents=True, exist_ok=True)

@@ -151,3 +151,34 @@ def test_a_file_line_longer_than_a_read_but_not_than_a_chunk_is_scanned_whole(
     ]
     assert got.long_lines == want.long_lines == 0
     assert got.lines == want.lines == 40_001
+
+
+def test_the_scan_pool_hands_back_results_and_errors_and_stops_without_hanging() -> None:
+    import threading
+    import time
+
+    pool = extract._Pool(2)
+    jobs = [pool.submit(lambda x: x * 2, n) for n in range(20)]
+    assert [j.result() for j in jobs] == [n * 2 for n in range(20)]
+    bad = pool.submit(lambda: 1 // 0)
+    with pytest.raises(ZeroDivisionError):
+        bad.result()  # a worker's error reaches the caller, and the worker lives on
+    assert pool.submit(lambda: "still working").result() == "still working"
+    pool.shutdown()
+    pool = extract._Pool(1)  # one worker: what is queued behind the running scan is dropped
+    started = threading.Event()
+
+    def slow() -> str:
+        started.set()
+        time.sleep(0.2)
+        return "done"
+
+    running = pool.submit(slow)
+    queued = [pool.submit(time.sleep, 5) for _ in range(4)]
+    started.wait(5)
+    t0 = time.monotonic()
+    pool.shutdown()  # waits for the running scan, drops the queued ones
+    assert time.monotonic() - t0 < 3
+    assert running.result() == "done"
+    assert all(j.done.is_set() for j in queued)
+    assert not any(t.is_alive() for t in pool._threads)

@@ -37,6 +37,12 @@ def top(out: dict, entry_id: str) -> dict:
         ("7900 XTX and the 780M iGPU", [("7900 XTX", "gfx1100"), ("780M", "gfx1103")]),
         # A card the tables do not resolve: the GPUs are not known, none is guessed.
         ("Radeon 780M laptop with an RX 7600S", []),
+        # ... also when the unresolved card is on another line than the known one (the
+        # text is read line by line, and a line naming only "RX 7600S" still counts)
+        ("Radeon 780M laptop\nand an RX 7600S dGPU", []),
+        ("my RX 7600S\nRadeon 780M", []),
+        # names on several lines, in order of first mention, one per gfx
+        ("Navi 22 here\nRX 6600 there\nand another RX 6600", [("Navi 22", "gfx1031"), ("RX 6600", "gfx1032")]),
         ("Radeon Pro W7600", []),
         # the workstation and AI PRO cards of the table's rows, as users shorten them
         ("Radeon Pro W7900", [("W7900", "gfx1100")]),
@@ -47,6 +53,7 @@ def top(out: dict, entry_id: str) -> dict:
 )
 def test_named_gpus_reads_product_and_chip_names(text: str, want: list) -> None:
     assert named_gpus(text) == want
+    assert named_gpus(text) == want  # the second reading comes from the per-line memo
 
 
 def test_a_card_without_an_official_build_gets_its_override_filled(

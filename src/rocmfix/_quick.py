@@ -34,6 +34,7 @@ __all__ = [
     "read_cache",
     "read_marshal",
     "sha256",
+    "write_atomic",
     "write_marshal",
 ]
 
@@ -111,15 +112,26 @@ def read_marshal(path: str) -> Any:
 def write_marshal(path: str, value: Any) -> None:
     """Marshal ``value`` into ``path`` atomically; a failure only costs speed next time."""
     import marshal  # noqa: PLC0415
+
+    try:
+        data = marshal.dumps(value)
+    except ValueError:
+        return
+    write_atomic(path, data)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary beside it renamed over it; a
+    failure (read-only or full cache) only costs speed next time."""
     import os  # noqa: PLC0415
 
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as fh:
-            marshal.dump(value, fh)
+            fh.write(data)
         os.replace(tmp, path)
-    except (OSError, ValueError):
+    except OSError:
         import contextlib  # noqa: PLC0415
 
         with contextlib.suppress(OSError):

@@ -1053,17 +1053,15 @@ def _stage1_items(
 
 # Compiling the KB's patterns takes ~0.2 s; the compiled database is cached on
 # disk, keyed by the exact patterns, flags and Hyperscan version.
-def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> Path:
-    import hashlib  # noqa: PLC0415
+def _db_cache_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> str:
+    # _quick's sha256 is CPython's built-in one: hashlib would load OpenSSL (~4 ms), and
+    # pathlib is not imported for a path either (~5 ms): a 1 GB scan's start-up counts too.
+    from rocmfix._quick import cache_dir, sha256  # noqa: PLC0415
 
-    h = hashlib.sha256(str(getattr(hs, "__version__", "")).encode() + b"\0db-2")
+    h = sha256(str(getattr(hs, "__version__", "")).encode() + b"\0db-2")
     for expr, flags, _, _, pid in items:
         h.update(expr + b"\0" + str(flags).encode() + b"\0" + str(pid).encode() + b"\0")
-    from pathlib import Path  # noqa: PLC0415 - pathlib's import is not on a short input's path
-
-    from rocmfix._quick import cache_dir  # noqa: PLC0415
-
-    return Path(cache_dir()) / f"hs-{h.hexdigest()[:32]}.db"
+    return os.path.join(cache_dir(), f"hs-{h.hexdigest()[:32]}.db")
 
 
 def _find_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], compile_) -> set[int]:
@@ -1085,27 +1083,23 @@ def _find_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]
     return bad
 
 
-def _refused_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> Path:
-    return _db_cache_path(hs, items).with_suffix(".refused")
+def _refused_path(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> str:
+    return _db_cache_path(hs, items)[: -len(".db")] + ".refused"
 
 
 def _load_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]]) -> set[int] | None:
     try:
-        text = _refused_path(hs, items).read_text("ascii")
+        with open(_refused_path(hs, items), encoding="ascii") as fh:
+            text = fh.read()
         return {int(x) for x in text.split()}
     except (OSError, ValueError):
         return None
 
 
 def _store_refused(hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], bad: set[int]) -> None:
-    path = _refused_path(hs, items)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(" ".join(str(b) for b in sorted(bad)) + "\n", "ascii")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
+    from rocmfix._quick import write_atomic  # noqa: PLC0415
+
+    write_atomic(_refused_path(hs, items), (" ".join(str(b) for b in sorted(bad)) + "\n").encode("ascii"))
 
 
 def _load_cached_db(
@@ -1114,7 +1108,7 @@ def _load_cached_db(
     try:
         from rocmfix._quick import read_cache  # noqa: PLC0415
 
-        data = read_cache(str(_db_cache_path(hs, items)))
+        data = read_cache(_db_cache_path(hs, items))
         if data is None:
             return None
         db = hs.loadb(data, hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
@@ -1128,14 +1122,13 @@ def _load_cached_db(
 def _store_cached_db(
     hs: object, items: Sequence[tuple[bytes, int, str, bool, int]], db: object
 ) -> None:
-    path = _db_cache_path(hs, items)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_bytes(hs.dumpb(db))  # type: ignore[attr-defined]
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
-        pass  # a read-only cache only costs speed
+        data = hs.dumpb(db)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        return
+    from rocmfix._quick import write_atomic  # noqa: PLC0415
+
+    write_atomic(_db_cache_path(hs, items), data)
 
 
 def make_engine(
@@ -1175,11 +1168,9 @@ def open_input(path: str | Path) -> BinaryIO:
     Raises:
         InputError: the file is missing, not a regular file or unreadable.
     """
-    from pathlib import Path  # noqa: PLC0415
-
     from rocmfix import safeio  # noqa: PLC0415
 
-    p = Path(path)
+    p = os.fspath(path)  # the name as given; pathlib is not imported for it (~5 ms)
     try:
         return safeio.open_log(p)
     except FileNotFoundError:
@@ -1349,6 +1340,69 @@ def _workers() -> int:
         return max(1, min(4, len(os.sched_getaffinity(0))))
     except (AttributeError, OSError):
         return max(1, min(4, os.cpu_count() or 1))
+
+
+class _Job:
+    """One scan handed to a :class:`_Pool` worker: ``result()`` waits for it."""
+
+    __slots__ = ("done", "value", "error")
+
+    def __init__(self, done: Any):
+        self.done = done
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def result(self) -> Any:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class _Pool:
+    """Worker threads for the scans (Hyperscan releases the GIL while it scans).
+
+    ``concurrent.futures`` would do, but importing it brings in ``logging`` and more
+    (~9 ms of a 1 GB explain that should beat grep); this is the part of it used here.
+    ``shutdown`` drops the scans not yet started and waits for the running ones."""
+
+    def __init__(self, workers: int):
+        import threading  # noqa: PLC0415
+        from _queue import SimpleQueue  # noqa: PLC0415 - queue's own C class
+
+        self._event = threading.Event
+        self._jobs: Any = SimpleQueue()
+        self._stop = False
+        self._threads = [threading.Thread(target=self._work, daemon=True) for _ in range(workers)]
+        for t in self._threads:
+            t.start()
+
+    def _work(self) -> None:
+        while True:
+            item = self._jobs.get()
+            if item is None:
+                return
+            job, fn, args = item
+            if not self._stop:
+                try:
+                    job.value = fn(*args)
+                except BaseException as err:  # noqa: BLE001 - handed to the caller by result()
+                    job.error = err
+            else:
+                job.error = InputError("scan cancelled")
+            job.done.set()
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> _Job:
+        job = _Job(self._event())
+        self._jobs.put((job, fn, args))
+        return job
+
+    def shutdown(self) -> None:
+        self._stop = True
+        for _ in self._threads:
+            self._jobs.put(None)
+        for t in self._threads:
+            t.join()
 
 
 class _Scan:
@@ -1613,9 +1667,7 @@ def _extract_file(
                 continue
             if workers > 1:
                 if pool is None:
-                    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
-                    pool = ThreadPoolExecutor(max_workers=workers)
+                    pool = _Pool(workers)
                 pending.append((pos, cut, block, pool.submit(engine.scan, block, 0, cut)))
             else:
                 pending.append((pos, cut, block, engine.scan(block, 0, cut)))
@@ -1625,7 +1677,7 @@ def _extract_file(
         newlines = counter.total()
     finally:
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown()
         counter.close()
     last_byte = _pread(fd, 1, size - 1) if size > start else b""
     n_lines = newlines + (1 if last_byte and last_byte != b"\n" else 0)
@@ -2175,9 +2227,7 @@ def extract_stream(
                 a, b = nl + 1, last + 1
                 if depth > 1 and b - a > (1 << 20):
                     if pool is None:
-                        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-
-                        pool = ThreadPoolExecutor(max_workers=depth - 1)
+                        pool = _Pool(depth - 1)
                     pending.append((block, a, b, pool.submit(engine.scan, block, a, b)))
                 else:
                     pending.append((block, a, b, engine.scan(block, a, b)))
@@ -2191,7 +2241,7 @@ def extract_stream(
             scan.line(carry, bool(engine.scan(carry)))
     finally:
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown()
     first = first or b""
     full = None
     if total <= SHORT_INPUT and short is not None:

@@ -243,12 +243,16 @@ class _LazyRx:
     def pattern(self) -> str:
         return _rx.escape(self.sig.pattern) if self.sig.literal else self.sig.pattern
 
-    def search(self, text: str) -> re.Match[str] | None:
+    def shut(self) -> bool:
+        """Whether the gate rules this signature out for the whole current input."""
         gate = self.gate
         if self._seen != gate.generation:
             self._open = gate.may_match(self.needles, self.sig.ignore_case)
             self._seen = gate.generation
-        if not self._open:
+        return not self._open
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if self.shut():
             return None
         needles = self.needles
         if needles is not None:  # the same test on the line itself: cheaper than the regex
@@ -262,6 +266,10 @@ class _LazyRx:
         if self._rx is None:
             self._rx = _compile(self.sig)
         return self._rx.search(text)
+
+
+def _on_any_line(rx: _LazyRx, candidates: list[tuple[int, str, int, int]]) -> bool:
+    return not rx.shut() and any(rx.search(c[1]) for c in candidates)
 
 
 def _needles(sig: Signature) -> tuple[str, ...] | None:
@@ -445,7 +453,7 @@ class Matcher:
 
     def _excluded(self, entry_id: str, candidates: list[tuple[int, str, int, int]]) -> bool:
         ce = next(c for c in self._entries if c.entry.id == entry_id)
-        return any(rx.search(c[1]) for rx in ce.excludes for c in candidates)
+        return any(_on_any_line(rx, candidates) for rx in ce.excludes)
 
     def _benign_lines(self, candidates: list[tuple[int, str, int, int]]) -> set[int]:
         lines: set[int] = set()
@@ -453,7 +461,7 @@ class Matcher:
             if not ce.entry.benign:
                 continue
             for sig, rx in ce.sigs:
-                if sig.decisive:
+                if sig.decisive and not rx.shut():
                     lines.update(c[0] for c in candidates if rx.search(c[1]))
         return lines
 
@@ -469,6 +477,8 @@ class Matcher:
         evidence: list[Evidence] = []
         in_region = False
         for idx, (sig, rx) in enumerate(ce.sigs):
+            if rx.shut():  # asked once per input, not once per candidate line
+                continue
             for line, text, count, last in candidates:
                 if not rx.search(text):
                     continue
@@ -496,7 +506,7 @@ class Matcher:
         strength = 1.0 - strength
         if not any(w >= 0.5 for w, _ in hits.values()):
             strength = min(strength, 0.3)  # supporting hints alone never make a cause
-        if ce.excludes and any(rx.search(c[1]) for rx in ce.excludes for c in candidates):
+        if ce.excludes and any(_on_any_line(rx, candidates) for rx in ce.excludes):
             strength /= 4
         if context == "nvidia" and not ce.entry.benign:  # harmless lines are harmless anywhere
             strength /= 2
@@ -535,8 +545,7 @@ class Matcher:
             if name in params:
                 continue
             for text in texts:
-                m = rx.search(text)
-                if m and (value := clean_value(name, m.group(1))):
+                if value := _global_value(name, rx, text):
                     params[name] = value
                     break
         return Match(
@@ -546,6 +555,21 @@ class Matcher:
             params=derive(params, texts),
             via=match.via,
         )
+
+
+_GLOBAL_VALUES: dict[tuple[str, str], str | None] = {}
+
+
+def _global_value(name: str, rx: re.Pattern[str], text: str) -> str | None:
+    """What a machine-wide extractor reads from one line, remembered: every matched
+    entry reads the same candidate lines (a long log's hundred-odd lines, six entries)."""
+    key = (name, text)
+    if key not in _GLOBAL_VALUES:
+        m = rx.search(text)
+        if len(_GLOBAL_VALUES) >= 8192:
+            _GLOBAL_VALUES.clear()
+        _GLOBAL_VALUES[key] = clean_value(name, m.group(1)) if m else None
+    return _GLOBAL_VALUES[key]
 
 
 def _short_excerpt(text: str) -> Excerpt:
