@@ -433,7 +433,9 @@ class Matcher:
         # beside the iGPU; a CUDA torch that is ZLUDA's own set-up) stay below a named cause.
         if any(m.entry.id in setups.HELD_IDS for m in scored):
             scored = setups.hold(scored, excerpt.full_text or region)
-        scored = [self._with_params(m, candidates, excerpt) for m in scored]
+        common = [c[1] for c in candidates] + [t for _, t in excerpt.tail]
+        machine_wide: dict[str, str | None] = {}  # per name: the first value the common lines hold
+        scored = [self._with_params(m, common, machine_wide) for m in scored]
         # Ordered as shown (whole percents): where the shown figures tie, an entry that an
         # error line or symptom matched comes before one only the ranker put there (beside a
         # decisive signature the ranker's leftovers all read ~0 %, and their order is noise).
@@ -524,15 +526,15 @@ class Matcher:
         )
 
     def _with_params(
-        self, match: Match, candidates: list[tuple[int, str, int, int]], excerpt: Excerpt
+        self, match: Match, common: list[str], machine_wide: dict[str, str | None]
     ) -> Match:
+        """``match`` with the values its entry's extractors and the machine-wide ones read,
+        first from its evidence lines, then from the candidate and tail lines (``common``,
+        the same for every entry: the machine-wide reading of them is kept in ``machine_wide``)."""
         ce = next(c for c in self._entries if c.entry is match.entry)
         params: dict[str, str] = {}
-        texts = (
-            [e.text for e in match.evidence]
-            + [c[1] for c in candidates]
-            + [t for _, t in excerpt.tail]
-        )
+        own = [e.text for e in match.evidence]
+        texts = own + common
         for name, rx in ce.extract:
             if name in params:  # several extractors may share a name: the first that matches wins
                 continue
@@ -544,10 +546,15 @@ class Matcher:
         for name, rx in _GLOBAL_EXTRACT:
             if name in params:
                 continue
-            for text in texts:
-                if value := _global_value(name, rx, text):
-                    params[name] = value
-                    break
+            value = next((v for text in own if (v := _global_value(name, rx, text))), None)
+            if value is None:
+                if name not in machine_wide:
+                    machine_wide[name] = next(
+                        (v for text in common if (v := _global_value(name, rx, text))), None
+                    )
+                value = machine_wide[name]
+            if value:
+                params[name] = value
         return Match(
             entry=match.entry,
             confidence=match.confidence,
