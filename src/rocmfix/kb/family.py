@@ -903,9 +903,10 @@ def named_gpus(text: str) -> list[tuple[str, str]]:
         names = _LINE_NAMES.get(line)
         if names is None:
             names = _line_names(line)
-            if len(_LINE_NAMES) >= 4096:
-                _LINE_NAMES.clear()
-            _LINE_NAMES[line] = names
+            if len(line) <= _MEMO_LINE:  # bounded: at most 4,096 lines of at most 512 characters
+                if len(_LINE_NAMES) >= 4096:
+                    _LINE_NAMES.clear()
+                _LINE_NAMES[line] = names
         if names is _UNKNOWN:
             return []  # a card the tables do not resolve ("RX 7600S"): the GPUs are not known
         found.extend((n, pos, name, gfx) for pos, name, gfx in names)
@@ -919,6 +920,7 @@ def named_gpus(text: str) -> list[tuple[str, str]]:
 _UNKNOWN: tuple[tuple[int, str, str], ...] = ((-1, "", ""),)
 """A line naming a Radeon or Instinct product the tables do not resolve."""
 _LINE_NAMES: dict[str, tuple[tuple[int, str, str], ...]] = {}
+_MEMO_LINE = 512
 
 
 def _line_names(line: str) -> tuple[tuple[int, str, str], ...]:

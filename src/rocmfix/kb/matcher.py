@@ -564,19 +564,10 @@ class Matcher:
         )
 
 
-_GLOBAL_VALUES: dict[tuple[str, str], str | None] = {}
-
-
 def _global_value(name: str, rx: re.Pattern[str], text: str) -> str | None:
-    """What a machine-wide extractor reads from one line, remembered: every matched
-    entry reads the same candidate lines (a long log's hundred-odd lines, six entries)."""
-    key = (name, text)
-    if key not in _GLOBAL_VALUES:
-        m = rx.search(text)
-        if len(_GLOBAL_VALUES) >= 8192:
-            _GLOBAL_VALUES.clear()
-        _GLOBAL_VALUES[key] = clean_value(name, m.group(1)) if m else None
-    return _GLOBAL_VALUES[key]
+    """The value a machine-wide extractor reads from one line, if its shape is right."""
+    m = rx.search(text)
+    return clean_value(name, m.group(1)) if m else None
 
 
 def _short_excerpt(text: str) -> Excerpt:
