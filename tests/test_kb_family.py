@@ -795,3 +795,66 @@ def test_gfx_age_from_legacy_series_and_spellings(text: str, age: str | None) ->
 )
 def test_lib_state_from_zluda_extensions_and_miopen(text: str, state: str | None) -> None:
     assert family.lib_state(text) == state
+
+
+# --- session 12 (wkb10): newest tune-side misses ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # a ROCm torchaudio's extension asking for torch's HIP library beside a CUDA torch
+        (
+            "torch==1.10.1+cu111\ntorchaudio==0.10.1+rocm4.1\n"
+            "OSError: libtorch_hip.so: cannot open shared object file: No such file or directory",
+            "companion",
+        ),
+        # torchvision's import failing on it, no build tag written
+        (
+            'File "site-packages/torchvision/extension.py", line 5\n'
+            "ImportError: libc10_hip.so: cannot open shared object file: No such file or directory",
+            "companion",
+        ),
+        # near misses: the line alone (torch's own install may be broken), and a ROCm torch
+        # missing its own library with nothing else named
+        ("ImportError: libtorch_hip.so: cannot open shared object file", None),
+        (
+            "torch 2.4.0+rocm6.1\n"
+            'File "site-packages/torch/__init__.py", line 237, in <module>\n'
+            "ImportError: libtorch_hip.so: cannot open shared object file",
+            None,
+        ),
+    ],
+)
+def test_lib_state_from_a_rocm_companion_beside_another_torch(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state
+
+
+def test_a_rocm_companion_beside_a_cuda_torch_is_a_mismatch_not_a_cuda_build(
+    matcher: Matcher,
+) -> None:
+    # collect_env of a CUDA torch on an AMD-named report, torchaudio from the ROCm index: the
+    # failing import is torchaudio's, and the packages do not belong together.
+    text = (
+        _REPORT_HEAD
+        + "    from torchaudio import _torchaudio\n"
+        + "ImportError: libtorch_hip.so: cannot open shared object file: No such file or directory\n"
+        + "PyTorch version: 1.9.0+cu111\nCUDA used to build PyTorch: 11.1\n"
+        + "ROCM used to build PyTorch: N/A\n[pip3] torch==1.9.0+cu111\n"
+        + "[pip3] torchaudio==0.10.0+rocm4.1\n"
+    )
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near miss: CUDA's own library missing beside the same CUDA torch is not a ROCm mismatch
+    cuda = text.replace("libtorch_hip.so", "libtorch_cuda.so").replace("+rocm4.1", "+cu111")
+    assert "rocm-library-version-mismatch" not in _order(matcher, cuda)[:1]
+
+
+def test_rocm_bitcode_read_by_julias_llvm_is_a_mismatch(matcher: Matcher) -> None:
+    # AMDGPU.jl: Julia's LLVM ("12.0.1jl") reading ROCm's device libraries of LLVM 14
+    line = "ROCm 5.0\nerror: Invalid value (Producer: 'LLVM14.0.0git' Reader: 'LLVM 12.0.1jl')\n"
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near miss: the same major on both ends is no two toolchains meeting
+    same = line.replace("'LLVM 12.0.1jl'", "'LLVM 14.0.6jl'")
+    assert "rocm-library-version-mismatch" not in _order(matcher, _REPORT_HEAD + same)[:1]
