@@ -858,3 +858,17 @@ def test_rocm_bitcode_read_by_julias_llvm_is_a_mismatch(matcher: Matcher) -> Non
     # near miss: the same major on both ends is no two toolchains meeting
     same = line.replace("'LLVM 12.0.1jl'", "'LLVM 14.0.6jl'")
     assert "rocm-library-version-mismatch" not in _order(matcher, _REPORT_HEAD + same)[:1]
+
+
+def test_composable_kernel_built_for_a_target_it_lacks(matcher: Matcher) -> None:
+    # ck.hpp defines CK_BUFFER_RESOURCE_3RD_DWORD only for the targets CK supports
+    line = (
+        "cmake -D GPU_TARGETS=gfx1010 ..\n"
+        "include/ck/utility/amd_buffer_addressing.hpp:32:48: error: use of undeclared identifier"
+        " 'CK_BUFFER_RESOURCE_3RD_DWORD'\n"
+    )
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "unsupported-gpu-architecture" and top.confident
+    # near miss: another undeclared identifier in the same build is a plain compile error
+    other = line.replace("CK_BUFFER_RESOURCE_3RD_DWORD", "CK_TILE_FLOAT_TO_BFLOAT16_DEFAULT")
+    assert "unsupported-gpu-architecture" not in _order(matcher, _REPORT_HEAD + other)[:1]
