@@ -872,3 +872,31 @@ def test_composable_kernel_built_for_a_target_it_lacks(matcher: Matcher) -> None
     # near miss: another undeclared identifier in the same build is a plain compile error
     other = line.replace("CK_BUFFER_RESOURCE_3RD_DWORD", "CK_TILE_FLOAT_TO_BFLOAT16_DEFAULT")
     assert "unsupported-gpu-architecture" not in _order(matcher, _REPORT_HEAD + other)[:1]
+
+
+def test_hip7_hiprtc_type_traits_moved_out_of_std_is_a_release_mismatch(matcher: Matcher) -> None:
+    # HIP 7 moved hipRTC's std type traits to __hip_internal (ROCm/pytorch#2312): kernels an app
+    # compiles at run time for HIP 6 fail on HIP 7 with clang's suggestion
+    line = (
+        "HIP platform error: Error compiling program: /tmp/comgr-1a2b3c/input/CompileSource:42:10:"
+        " error: no template named 'is_same' in namespace 'std'; did you mean"
+        " '__hip_internal::is_same'?\n"
+    )
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near miss: a host compile missing the C++ headers names no __hip_internal
+    host = "error: no template named 'is_same' in namespace 'std'\n"
+    assert "rocm-library-version-mismatch" not in _order(matcher, _REPORT_HEAD + host)[:1]
+
+
+def test_a_gpu_reset_told_in_words_is_a_hang_or_reset(matcher: Matcher) -> None:
+    text = (
+        "[BUG] amdgpu GPU reset (gfxhub page fault) on RX 6800 XT after a kernel update\n"
+        "The desktop froze while a game was installing and then came back.\n"
+    )
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "gpu-hang-or-reset" and top.confident
+    # near miss: nvidia-smi's reset option on an NVIDIA box
+    nv = "sudo nvidia-smi --gpu-reset -i 0 on my RTX 4090 says the GPU is busy\n"
+    top = matcher.explain_text(nv).top
+    assert top is None or top.entry.id != "gpu-hang-or-reset" or not top.confident
