@@ -900,3 +900,16 @@ def test_a_gpu_reset_told_in_words_is_a_hang_or_reset(matcher: Matcher) -> None:
     nv = "sudo nvidia-smi --gpu-reset -i 0 on my RTX 4090 says the GPU is busy\n"
     top = matcher.explain_text(nv).top
     assert top is None or top.entry.id != "gpu-hang-or-reset" or not top.confident
+
+
+def test_an_apps_unsupported_arch_follows_the_gpus_age(matcher: Matcher) -> None:
+    # tinygrad's AMD backend refusing the card's gfx: gfx906 is a target ROCm dropped
+    old = "Error processing prompt: Unsupported arch: gfx906\n"
+    assert _order(matcher, _REPORT_HEAD + old)[0] == "unsupported-gpu-architecture"
+    # a card whose ISA a listed target covers: the app's build lacks it
+    borrows = old.replace("gfx906", "gfx1032")
+    assert _order(matcher, _REPORT_HEAD + borrows)[0] == "no-binary-for-gpu"
+    # near miss: a CPU architecture refused by a build script is nothing of the GPU
+    cpu = "RuntimeError: Unsupported arch: aarch64\n"
+    top = matcher.explain_text(_REPORT_HEAD + cpu).top
+    assert top is None or not top.confident
