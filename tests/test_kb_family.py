@@ -913,3 +913,16 @@ def test_an_apps_unsupported_arch_follows_the_gpus_age(matcher: Matcher) -> None
     cpu = "RuntimeError: Unsupported arch: aarch64\n"
     top = matcher.explain_text(_REPORT_HEAD + cpu).top
     assert top is None or not top.confident
+
+
+def test_an_env_report_line_naming_rocm_as_not_available_is_no_amd_word(matcher: Matcher) -> None:
+    # Liger-Kernel's env report prints "HIP(ROCm) version: Not available" on CUDA machines
+    from rocmfix.kb.matcher import amd_named
+
+    report = "PyTorch version: 2.5.1+cu121\nCUDA version: 12.1\nHIP(ROCm) version: Not available\n"
+    assert not amd_named(report)
+    assert not family.names_amd(report)
+    top = matcher.explain_text("result of the loss is always 0\n" + report).top
+    assert top is None or top.entry.id != "cuda-build-on-amd" or not top.confident
+    # near miss: the same line with a HIP version is a ROCm build on an AMD machine
+    assert amd_named(report.replace("Not available", "6.2.41133-dd7f95766"))

@@ -744,6 +744,7 @@ def names_amd(text: str) -> bool:
 # layout of torch/utils/collect_env.py), and a Ryzen is AMD's CPU, not its GPU stack.
 _NOT_AMD_TOO = _rx.compile(
     r"(?:ROCM used to build PyTorch|HIP runtime version|MIOpen runtime version) *: N/A|"
+    r"HIP\(ROCm\) version: (?:Not available|Unable to query)|"
     r"\bAMD Ryzen\b"
 )
 # An NVIDIA GPU named as a device (collect_env's "GPU 0: NVIDIA GeForce RTX 5090", nvidia-smi,
