@@ -926,3 +926,16 @@ def test_an_env_report_line_naming_rocm_as_not_available_is_no_amd_word(matcher:
     assert top is None or top.entry.id != "cuda-build-on-amd" or not top.confident
     # near miss: the same line with a HIP version is a ROCm build on an AMD machine
     assert amd_named(report.replace("Not available", "6.2.41133-dd7f95766"))
+
+
+def test_hiprtc_that_cannot_load_the_hip_runtime_is_a_missing_library(matcher: Matcher) -> None:
+    # clr's RTCProgram::findIsa dlopens libamdhip64 and, failing, writes these two lines
+    log = (
+        "MIOpen(HIP): Error [BuildHip] HIPRTC status = HIPRTC_ERROR_COMPILATION (6), source file: MIOpenPooling.cpp\n"
+        "MIOpen(HIP): Warning [BuildHip] hip runtime failed to load.\n"
+        "Error: Please provide architecture for which code is to be generated.\n"
+    )
+    assert _order(matcher, _REPORT_HEAD + log)[0] == "hip-runtime-lib-missing"
+    # near miss: the compile failing on its own source is no missing library
+    plain = log.splitlines()[0] + "\nerror: use of undeclared identifier 'foo'\n"
+    assert "hip-runtime-lib-missing" not in _order(matcher, _REPORT_HEAD + plain)[:1]
