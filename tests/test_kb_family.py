@@ -939,3 +939,12 @@ def test_hiprtc_that_cannot_load_the_hip_runtime_is_a_missing_library(matcher: M
     # near miss: the compile failing on its own source is no missing library
     plain = log.splitlines()[0] + "\nerror: use of undeclared identifier 'foo'\n"
     assert "hip-runtime-lib-missing" not in _order(matcher, _REPORT_HEAD + plain)[:1]
+
+
+def test_an_rccl_error_told_after_its_words_is_an_rccl_failure(matcher: Matcher) -> None:
+    text = "Split across 2 GPUs with ROCm 5.7, I get an unhandled cuda error from rccl.\n"
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "distributed-rccl-failure" and top.confident
+    # near miss: an error from some other library named after the same words
+    other = "Split across 2 GPUs with ROCm 5.7, I get an internal error from rocBLAS.\n"
+    assert "distributed-rccl-failure" not in _order(matcher, other)[:1]
