@@ -948,3 +948,12 @@ def test_an_rccl_error_told_after_its_words_is_an_rccl_failure(matcher: Matcher)
     # near miss: an error from some other library named after the same words
     other = "Split across 2 GPUs with ROCm 5.7, I get an internal error from rocBLAS.\n"
     assert "distributed-rccl-failure" not in _order(matcher, other)[:1]
+
+
+def test_missing_code_objects_for_a_gfx_told_in_words_is_no_binary(matcher: Matcher) -> None:
+    text = "Missing `gfx1030` code objects: the packaged rocBLAS is built for gfx1031 only\n"
+    assert _order(matcher, _REPORT_HEAD + text)[0] == "no-binary-for-gpu"
+    # near miss: code objects named without anything missing
+    plain = "The package ships gfx1030 code objects and gfx1031 kernels\n"
+    top = matcher.explain_text(_REPORT_HEAD + plain).top
+    assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
