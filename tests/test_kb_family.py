@@ -824,6 +824,13 @@ def test_lib_state_from_zluda_extensions_and_miopen(text: str, state: str | None
             "ImportError: libtorch_hip.so: cannot open shared object file",
             None,
         ),
+        # ... even where the import began in a companion (torchvision imports torch first)
+        (
+            'File "app.py", line 1, in <module>\n    import torchvision\n'
+            'File "site-packages/torch/__init__.py", line 237, in <module>\n'
+            "ImportError: libtorch_hip.so: cannot open shared object file",
+            None,
+        ),
     ],
 )
 def test_lib_state_from_a_rocm_companion_beside_another_torch(text: str, state: str | None) -> None:

@@ -667,6 +667,9 @@ _TORCH_HIP_GONE = _rx.compile(
 )
 # A companion named: the package whose extension failed to load.
 _COMPANION = _rx.compile(r"\btorch(?:audio|vision|text)\b")
+# torch's own import in the traceback ("site-packages/torch/__init__.py", line 237, where torch
+# loads torch/lib/libtorch_hip.so through _C): the failing load is torch's, not a companion's.
+_TORCH_INIT = _rx.compile(r"\btorch[/\\\\]__init__\.py\b")
 
 
 def lib_state(text: str) -> str | None:
@@ -698,7 +701,8 @@ def lib_state(text: str) -> str | None:
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
         return "mismatch"
     if _TORCH_HIP_GONE.search(text) and (
-        torch_builds(text) & {"cuda", "cpu"} or _COMPANION.search(text)
+        torch_builds(text) & {"cuda", "cpu"}
+        or (_COMPANION.search(text) and not _TORCH_INIT.search(text))
     ):
         # (torch itself missing its own libtorch_hip.so is a broken install, not this: a
         # companion or a non-ROCm torch must be named beside it)
