@@ -47,7 +47,10 @@ Sources of the facts:
   loader's own words for that (see there: symbol versions, undefined symbols, Windows'
   missing entry point, a soname of one major wanted where another is present or where the
   text's ROCm is of another major). A bare "cannot open shared object file" stays
-  hip-runtime-lib-missing.
+  hip-runtime-lib-missing. A companion built for a ROCm torch (torchaudio, torchvision) that
+  cannot open torch's ``libtorch_hip.so`` beside a CUDA or CPU torch is the taxonomy's
+  "torch/torchvision/torchaudio from different index URLs" too (pytorch/audio#1749, #2525),
+  and outranks the build members there: the companion's import is what broke.
 
 * Apps that ship their own ROCm state their build's targets too: ollama's "supported types",
   llama.cpp's per-target Windows HIP releases, ROCmLibs' per-target rocBLAS packs, ollama's
