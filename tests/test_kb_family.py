@@ -964,3 +964,13 @@ def test_missing_code_objects_for_a_gfx_told_in_words_is_no_binary(matcher: Matc
     plain = "The package ships gfx1030 code objects and gfx1031 kernels\n"
     top = matcher.explain_text(_REPORT_HEAD + plain).top
     assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
+
+
+def test_a_hip_function_missing_from_the_loaded_runtime_is_a_mismatch(matcher: Matcher) -> None:
+    # hashcat's HC_LOAD_FUNC: the HIP runtime it dlopened lacks a function it was written against
+    line = "hipFuncSetSharedMemConfig is missing from HIP shared library.\n"
+    assert family.lib_state(line) == "mismatch"
+    assert _order(matcher, _REPORT_HEAD + line)[0] == "rocm-library-version-mismatch"
+    # near miss: an OpenCL function missing from OpenCL's library is nothing of two ROCm releases
+    other = "clGetKernelSubGroupInfo is missing from OpenCL shared library.\n"
+    assert family.lib_state(other) is None

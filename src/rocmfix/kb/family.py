@@ -628,6 +628,9 @@ _UNDEF_SYMBOL = _rx.compile(
     # a HIP function missing from whatever DLL imports it (ZLUDA's nvcuda.dll forwarding to an
     # older HIP SDK's amdhip64): the HIP runtime found is of another release than the caller's
     r"\bentry point hip[A-Z]\w{0,60} could not be (?:located|found) in the dynamic link library|"
+    # hashcat's dlsym check of the HIP runtime it loaded ("hipFuncSetSharedMemConfig is missing
+    # from HIP shared library.", HC_LOAD_FUNC in hashcat's include/ext_hip.h)
+    r"\bhip\w+ is missing from (?:HIP|HIPRTC|hiprtc|amdhip64)\S* shared library|"
     # torch's check of the DNN library it was built against (torch/backends/cudnn/__init__.py:
     # "cuDNN version incompatibility: PyTorch was compiled against X but linked against Y"); on
     # ROCm builds that library is MIOpen, whose majors are 2 (ROCm 5-6) and 3 (ROCm 7)
