@@ -974,3 +974,20 @@ def test_a_hip_function_missing_from_the_loaded_runtime_is_a_mismatch(matcher: M
     # near miss: an OpenCL function missing from OpenCL's library is nothing of two ROCm releases
     other = "clGetKernelSubGroupInfo is missing from OpenCL shared library.\n"
     assert family.lib_state(other) is None
+
+
+def test_an_older_libstdcxx_in_front_of_rocm_is_a_library_that_cannot_load(matcher: Matcher) -> None:
+    # Julia's (or a conda env's) own libstdc++ loaded before the system one: the ROCm library
+    # cannot load, and no second ROCm release is involved
+    line = (
+        "could not load library \"/opt/rocm/hsa/lib/libhsa-runtime64.so\"\n"
+        "/opt/julia-1.4.1/lib/julia/libstdc++.so.6: version `GLIBCXX_3.4.26' not found"
+        " (required by /opt/rocm/hsa/lib/libhsa-runtime64.so)\n"
+    )
+    assert _order(matcher, _REPORT_HEAD + line)[0] == "hip-runtime-lib-missing"
+    # near miss: a HIP symbol version not found is two ROCm releases meeting
+    hip = (
+        "/opt/rocm/lib/libamdhip64.so.6: version `hip_6.2' not found"
+        " (required by /venv/lib/python3.12/site-packages/torch/lib/libtorch_hip.so)\n"
+    )
+    assert _order(matcher, _REPORT_HEAD + hip)[0] == "rocm-library-version-mismatch"
