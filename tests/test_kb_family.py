@@ -795,3 +795,199 @@ def test_gfx_age_from_legacy_series_and_spellings(text: str, age: str | None) ->
 )
 def test_lib_state_from_zluda_extensions_and_miopen(text: str, state: str | None) -> None:
     assert family.lib_state(text) == state
+
+
+# --- session 12 (wkb10): newest tune-side misses ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # a ROCm torchaudio's extension asking for torch's HIP library beside a CUDA torch
+        (
+            "torch==1.10.1+cu111\ntorchaudio==0.10.1+rocm4.1\n"
+            "OSError: libtorch_hip.so: cannot open shared object file: No such file or directory",
+            "companion",
+        ),
+        # torchvision's import failing on it, no build tag written
+        (
+            'File "site-packages/torchvision/extension.py", line 5\n'
+            "ImportError: libc10_hip.so: cannot open shared object file: No such file or directory",
+            "companion",
+        ),
+        # near misses: the line alone (torch's own install may be broken), and a ROCm torch
+        # missing its own library with nothing else named
+        ("ImportError: libtorch_hip.so: cannot open shared object file", None),
+        (
+            "torch 2.4.0+rocm6.1\n"
+            'File "site-packages/torch/__init__.py", line 237, in <module>\n'
+            "ImportError: libtorch_hip.so: cannot open shared object file",
+            None,
+        ),
+        # ... even where the import began in a companion (torchvision imports torch first)
+        (
+            'File "app.py", line 1, in <module>\n    import torchvision\n'
+            'File "site-packages/torch/__init__.py", line 237, in <module>\n'
+            "ImportError: libtorch_hip.so: cannot open shared object file",
+            None,
+        ),
+    ],
+)
+def test_lib_state_from_a_rocm_companion_beside_another_torch(text: str, state: str | None) -> None:
+    assert family.lib_state(text) == state
+
+
+def test_a_rocm_companion_beside_a_cuda_torch_is_a_mismatch_not_a_cuda_build(
+    matcher: Matcher,
+) -> None:
+    # collect_env of a CUDA torch on an AMD-named report, torchaudio from the ROCm index: the
+    # failing import is torchaudio's, and the packages do not belong together.
+    text = (
+        _REPORT_HEAD
+        + "    from torchaudio import _torchaudio\n"
+        + "ImportError: libtorch_hip.so: cannot open shared object file: No such file or directory\n"
+        + "PyTorch version: 1.9.0+cu111\nCUDA used to build PyTorch: 11.1\n"
+        + "ROCM used to build PyTorch: N/A\n[pip3] torch==1.9.0+cu111\n"
+        + "[pip3] torchaudio==0.10.0+rocm4.1\n"
+    )
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near miss: CUDA's own library missing beside the same CUDA torch is not a ROCm mismatch
+    cuda = text.replace("libtorch_hip.so", "libtorch_cuda.so").replace("+rocm4.1", "+cu111")
+    assert "rocm-library-version-mismatch" not in _order(matcher, cuda)[:1]
+
+
+def test_rocm_bitcode_read_by_julias_llvm_is_a_mismatch(matcher: Matcher) -> None:
+    # AMDGPU.jl: Julia's LLVM ("12.0.1jl") reading ROCm's device libraries of LLVM 14
+    line = "ROCm 5.0\nerror: Invalid value (Producer: 'LLVM14.0.0git' Reader: 'LLVM 12.0.1jl')\n"
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near miss: the same major on both ends is no two toolchains meeting
+    same = line.replace("'LLVM 12.0.1jl'", "'LLVM 14.0.6jl'")
+    assert "rocm-library-version-mismatch" not in _order(matcher, _REPORT_HEAD + same)[:1]
+
+
+def test_composable_kernel_built_for_a_target_it_lacks(matcher: Matcher) -> None:
+    # ck.hpp defines CK_BUFFER_RESOURCE_3RD_DWORD only for the targets CK supports
+    line = (
+        "cmake -D GPU_TARGETS=gfx1010 ..\n"
+        "include/ck/utility/amd_buffer_addressing.hpp:32:48: error: use of undeclared identifier"
+        " 'CK_BUFFER_RESOURCE_3RD_DWORD'\n"
+    )
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "unsupported-gpu-architecture" and top.confident
+    # near miss: another undeclared identifier in the same build is a plain compile error
+    other = line.replace("CK_BUFFER_RESOURCE_3RD_DWORD", "CK_TILE_FLOAT_TO_BFLOAT16_DEFAULT")
+    assert "unsupported-gpu-architecture" not in _order(matcher, _REPORT_HEAD + other)[:1]
+
+
+def test_hip7_hiprtc_type_traits_moved_out_of_std_is_a_release_mismatch(matcher: Matcher) -> None:
+    # HIP 7 moved hipRTC's std type traits to __hip_internal (ROCm/pytorch#2312): kernels an app
+    # compiles at run time for HIP 6 fail on HIP 7 with clang's suggestion
+    line = (
+        "HIP platform error: Error compiling program: /tmp/comgr-1a2b3c/input/CompileSource:42:10:"
+        " error: no template named 'is_same' in namespace 'std'; did you mean"
+        " '__hip_internal::is_same'?\n"
+    )
+    top = matcher.explain_text(_REPORT_HEAD + line).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch" and top.confident
+    # near miss: a host compile missing the C++ headers names no __hip_internal
+    host = "error: no template named 'is_same' in namespace 'std'\n"
+    assert "rocm-library-version-mismatch" not in _order(matcher, _REPORT_HEAD + host)[:1]
+
+
+def test_a_gpu_reset_told_in_words_is_a_hang_or_reset(matcher: Matcher) -> None:
+    text = (
+        "[BUG] amdgpu GPU reset (gfxhub page fault) on RX 6800 XT after a kernel update\n"
+        "The desktop froze while a game was installing and then came back.\n"
+    )
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "gpu-hang-or-reset" and top.confident
+    # near miss: nvidia-smi's reset option on an NVIDIA box
+    nv = "sudo nvidia-smi --gpu-reset -i 0 on my RTX 4090 says the GPU is busy\n"
+    top = matcher.explain_text(nv).top
+    assert top is None or top.entry.id != "gpu-hang-or-reset" or not top.confident
+
+
+def test_an_apps_unsupported_arch_follows_the_gpus_age(matcher: Matcher) -> None:
+    # tinygrad's AMD backend refusing the card's gfx: gfx906 is a target ROCm dropped
+    old = "Error processing prompt: Unsupported arch: gfx906\n"
+    assert _order(matcher, _REPORT_HEAD + old)[0] == "unsupported-gpu-architecture"
+    # a card whose ISA a listed target covers: the app's build lacks it
+    borrows = old.replace("gfx906", "gfx1032")
+    assert _order(matcher, _REPORT_HEAD + borrows)[0] == "no-binary-for-gpu"
+    # near miss: a CPU architecture refused by a build script is nothing of the GPU
+    cpu = "RuntimeError: Unsupported arch: aarch64\n"
+    top = matcher.explain_text(_REPORT_HEAD + cpu).top
+    assert top is None or not top.confident
+
+
+def test_an_env_report_line_naming_rocm_as_not_available_is_no_amd_word(matcher: Matcher) -> None:
+    # Liger-Kernel's env report prints "HIP(ROCm) version: Not available" on CUDA machines
+    from rocmfix.kb.matcher import amd_named
+
+    report = "PyTorch version: 2.5.1+cu121\nCUDA version: 12.1\nHIP(ROCm) version: Not available\n"
+    assert not amd_named(report)
+    assert not family.names_amd(report)
+    top = matcher.explain_text("result of the loss is always 0\n" + report).top
+    assert top is None or top.entry.id != "cuda-build-on-amd" or not top.confident
+    # near miss: the same line with a HIP version is a ROCm build on an AMD machine
+    assert amd_named(report.replace("Not available", "6.2.41133-dd7f95766"))
+
+
+def test_hiprtc_that_cannot_load_the_hip_runtime_is_a_missing_library(matcher: Matcher) -> None:
+    # clr's RTCProgram::findIsa dlopens libamdhip64 and, failing, writes these two lines
+    log = (
+        "MIOpen(HIP): Error [BuildHip] HIPRTC status = HIPRTC_ERROR_COMPILATION (6), source file: MIOpenPooling.cpp\n"
+        "MIOpen(HIP): Warning [BuildHip] hip runtime failed to load.\n"
+        "Error: Please provide architecture for which code is to be generated.\n"
+    )
+    assert _order(matcher, _REPORT_HEAD + log)[0] == "hip-runtime-lib-missing"
+    # near miss: the compile failing on its own source is no missing library
+    plain = log.splitlines()[0] + "\nerror: use of undeclared identifier 'foo'\n"
+    assert "hip-runtime-lib-missing" not in _order(matcher, _REPORT_HEAD + plain)[:1]
+
+
+def test_an_rccl_error_told_after_its_words_is_an_rccl_failure(matcher: Matcher) -> None:
+    text = "Split across 2 GPUs with ROCm 5.7, I get an unhandled cuda error from rccl.\n"
+    top = matcher.explain_text(text).top
+    assert top is not None and top.entry.id == "distributed-rccl-failure" and top.confident
+    # near miss: an error from some other library named after the same words
+    other = "Split across 2 GPUs with ROCm 5.7, I get an internal error from rocBLAS.\n"
+    assert "distributed-rccl-failure" not in _order(matcher, other)[:1]
+
+
+def test_missing_code_objects_for_a_gfx_told_in_words_is_no_binary(matcher: Matcher) -> None:
+    text = "Missing `gfx1030` code objects: the packaged rocBLAS is built for gfx1031 only\n"
+    assert _order(matcher, _REPORT_HEAD + text)[0] == "no-binary-for-gpu"
+    # near miss: code objects named without anything missing
+    plain = "The package ships gfx1030 code objects and gfx1031 kernels\n"
+    top = matcher.explain_text(_REPORT_HEAD + plain).top
+    assert top is None or top.entry.id != "no-binary-for-gpu" or not top.confident
+
+
+def test_a_hip_function_missing_from_the_loaded_runtime_is_a_mismatch(matcher: Matcher) -> None:
+    # hashcat's HC_LOAD_FUNC: the HIP runtime it dlopened lacks a function it was written against
+    line = "hipFuncSetSharedMemConfig is missing from HIP shared library.\n"
+    assert family.lib_state(line) == "mismatch"
+    assert _order(matcher, _REPORT_HEAD + line)[0] == "rocm-library-version-mismatch"
+    # near miss: an OpenCL function missing from OpenCL's library is nothing of two ROCm releases
+    other = "clGetKernelSubGroupInfo is missing from OpenCL shared library.\n"
+    assert family.lib_state(other) is None
+
+
+def test_an_older_libstdcxx_in_front_of_rocm_is_a_library_that_cannot_load(matcher: Matcher) -> None:
+    # Julia's (or a conda env's) own libstdc++ loaded before the system one: the ROCm library
+    # cannot load, and no second ROCm release is involved
+    line = (
+        "could not load library \"/opt/rocm/hsa/lib/libhsa-runtime64.so\"\n"
+        "/opt/julia-1.4.1/lib/julia/libstdc++.so.6: version `GLIBCXX_3.4.26' not found"
+        " (required by /opt/rocm/hsa/lib/libhsa-runtime64.so)\n"
+    )
+    assert _order(matcher, _REPORT_HEAD + line)[0] == "hip-runtime-lib-missing"
+    # near miss: a HIP symbol version not found is two ROCm releases meeting
+    hip = (
+        "/opt/rocm/lib/libamdhip64.so.6: version `hip_6.2' not found"
+        " (required by /venv/lib/python3.12/site-packages/torch/lib/libtorch_hip.so)\n"
+    )
+    assert _order(matcher, _REPORT_HEAD + hip)[0] == "rocm-library-version-mismatch"

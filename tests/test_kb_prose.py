@@ -53,6 +53,14 @@ def matcher() -> Matcher:
             "cuda-build-on-amd",
         ),
         ("AMD 显卡跑 stable diffusion 只能用 CPU，装的 torch 是 CUDA 版本", "cuda-build-on-amd"),
+        # running out of the card's memory, its size and maker told in the same breath
+        ("I keep running out of memory with my 16gb AMD card on the i2v model", "gpu-out-of-memory"),
+        ("OOM on my 8 GB RX 6600 when upscaling", "gpu-out-of-memory"),
+        # a hang only the power button ends, on a machine named as AMD's
+        (
+            "Running the detector on the Radeon 760M, the box stops answering and I have to hold the power button",
+            "gpu-hang-or-reset",
+        ),
     ],
 )
 def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
@@ -78,6 +86,10 @@ def test_prose_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
         "The UI is only utilizing the CPU and the integrated graphics, 0 utilization on my Intel Arc GPU",
         # the same W&B monitor line on a machine that shows no AMD GPU
         "ERROR:root:Driver not initialized (amdgpu not found in modules)",
+        # the machine's RAM running out is not the card's memory
+        "The installer runs out of memory on my 16 GB RAM laptop with a Ryzen CPU",
+        # the same words with nothing of AMD's GPU stack: not ours to name
+        "My NAS stopped answering over SSH and I had to pull the power plug",
     ],
 )
 def test_look_alikes_stay_unnamed(matcher: Matcher, text: str) -> None:

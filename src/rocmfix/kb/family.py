@@ -47,7 +47,10 @@ Sources of the facts:
   loader's own words for that (see there: symbol versions, undefined symbols, Windows'
   missing entry point, a soname of one major wanted where another is present or where the
   text's ROCm is of another major). A bare "cannot open shared object file" stays
-  hip-runtime-lib-missing.
+  hip-runtime-lib-missing. A companion built for a ROCm torch (torchaudio, torchvision) that
+  cannot open torch's ``libtorch_hip.so`` beside a CUDA or CPU torch is the taxonomy's
+  "torch/torchvision/torchaudio from different index URLs" too (pytorch/audio#1749, #2525),
+  and outranks the build members there: the companion's import is what broke.
 
 * Apps that ship their own ROCm state their build's targets too: ollama's "supported types",
   llama.cpp's per-target Windows HIP releases, ROCmLibs' per-target rocBLAS packs, ollama's
@@ -625,6 +628,9 @@ _UNDEF_SYMBOL = _rx.compile(
     # a HIP function missing from whatever DLL imports it (ZLUDA's nvcuda.dll forwarding to an
     # older HIP SDK's amdhip64): the HIP runtime found is of another release than the caller's
     r"\bentry point hip[A-Z]\w{0,60} could not be (?:located|found) in the dynamic link library|"
+    # hashcat's dlsym check of the HIP runtime it loaded ("hipFuncSetSharedMemConfig is missing
+    # from HIP shared library.", HC_LOAD_FUNC in hashcat's include/ext_hip.h)
+    r"\bhip\w+ is missing from (?:HIP|HIPRTC|hiprtc|amdhip64)\S* shared library|"
     # torch's check of the DNN library it was built against (torch/backends/cudnn/__init__.py:
     # "cuDNN version incompatibility: PyTorch was compiled against X but linked against Y"); on
     # ROCm builds that library is MIOpen, whose majors are 2 (ROCm 5-6) and 3 (ROCm 7)
@@ -655,6 +661,23 @@ _HIP_DLL_WANTED = _rx.compile(
 )
 
 
+# torch's own HIP libraries: a ROCm build of torch ships torch/lib/libtorch_hip.so and
+# libc10_hip.so, a CUDA or CPU build never does (its GPU half is libtorch_cuda.so /
+# libc10_cuda.so, or none). A companion package's extension (torchaudio's _torchaudio.so,
+# torchvision's _C.so) is linked against the torch it was built for, so one built for ROCm
+# asks for libtorch_hip.so and the loader cannot open it beside a CUDA or CPU torch: the
+# packages came from different indexes (pytorch/audio#1749 and #2525, pyannote-audio#1029:
+# pip took "torchaudio 0.10.x+rocm4.1" from torch_stable.html beside "torch ...+cu111").
+_TORCH_HIP_GONE = _rx.compile(
+    r"\blib(?:torch_hip|c10_hip)\.so(?:\.\d+)*: cannot open shared object file"
+)
+# A companion named: the package whose extension failed to load.
+_COMPANION = _rx.compile(r"\btorch(?:audio|vision|text)\b")
+# torch's own import in the traceback ("site-packages/torch/__init__.py", line 237, where torch
+# loads torch/lib/libtorch_hip.so through _C): the failing load is torch's, not a companion's.
+_TORCH_INIT = _rx.compile(r"\btorch[/\\\\]__init__\.py\b")
+
+
 def lib_state(text: str) -> str | None:
     """ "mismatch" when the text shows ROCm libraries of two releases meeting.
 
@@ -673,11 +696,23 @@ def lib_state(text: str) -> str | None:
       https://packages.fedoraproject.org/pkgs/rocclr/rocm-hip/; libamdhip64-7 for ROCm 7.1,
       https://packages.ubuntu.com/resolute/libamdhip64-7).
 
+    "companion" when a companion package built for a ROCm torch meets a torch that is not one:
+    ``libtorch_hip.so`` / ``libc10_hip.so`` cannot be opened while the text names a CUDA or CPU
+    torch, or torchaudio/torchvision/torchtext (see :data:`_TORCH_HIP_GONE`): the taxonomy's
+    "torch/torchvision/torchaudio from different index URLs".
+
     None otherwise: a plain "cannot open shared object file" with nothing else is the library
     missing, not two releases meeting.
     """
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
         return "mismatch"
+    if _TORCH_HIP_GONE.search(text) and (
+        torch_builds(text) & {"cuda", "cpu"}
+        or (_COMPANION.search(text) and not _TORCH_INIT.search(text))
+    ):
+        # (torch itself missing its own libtorch_hip.so is a broken install, not this: a
+        # companion or a non-ROCm torch must be named beside it)
+        return "companion"
     if "amdhip64_" in text or "hiprtc" in text:
         dll = {str(int(m.group(1) or m.group(2))) for m in _HIP_DLL_WANTED.finditer(text)}
         if len(dll) == 1:
@@ -719,6 +754,7 @@ def names_amd(text: str) -> bool:
 # layout of torch/utils/collect_env.py), and a Ryzen is AMD's CPU, not its GPU stack.
 _NOT_AMD_TOO = _rx.compile(
     r"(?:ROCM used to build PyTorch|HIP runtime version|MIOpen runtime version) *: N/A|"
+    r"HIP\(ROCm\) version: (?:Not available|Unable to query)|"
     r"\bAMD Ryzen\b"
 )
 # An NVIDIA GPU named as a device (collect_env's "GPU 0: NVIDIA GeForce RTX 5090", nvidia-smi,
@@ -775,8 +811,13 @@ def reorder(
 
     build, kfd, age = facts[:3]
     amd = facts[3] if len(facts) > 3 else None
-    if len(facts) > 4 and facts[4] == "mismatch":
+    if len(facts) > 4 and facts[4] in ("mismatch", "companion"):
         swap(LIB_MISMATCH, LIB_MISSING)
+    if len(facts) > 4 and facts[4] == "companion":
+        # the failing import is the companion's, not torch's: the installed torch's own build
+        # is not what broke (the CUDA torch may be right for the machine)
+        swap(LIB_MISMATCH, CUDA_BUILD)
+        swap(LIB_MISMATCH, CPU_BUILD)
     if build == "cuda" and amd is False:
         # A CUDA torch in a text with no sign of an AMD GPU: an NVIDIA (or no-GPU) machine,
         # where neither build cause is ours to name (the taxonomy: "on an AMD machine").
@@ -829,7 +870,7 @@ def _defined(facts: Facts) -> tuple[str, ...]:
         out.append(CUDA_BUILD)
     if facts[2] == "unbuilt":
         out.append(NO_BINARY)
-    if len(facts) > 4 and facts[4] == "mismatch":
+    if len(facts) > 4 and facts[4] in ("mismatch", "companion"):
         out.append(LIB_MISMATCH)
     return tuple(out)
 

@@ -605,6 +605,9 @@ def _candidates(excerpt: Excerpt) -> list[tuple[int, str, int, int]]:
 _CUDA_WORD = _rx.compile(r"\bCUDA\b")
 _NOT_AMD = _rx.compile(
     r"ROCM used to build PyTorch: N/A|HIP runtime version: N/A|MIOpen runtime version: N/A|"
+    # Liger-Kernel's env report (liger_kernel/env_report.py) prints this line on every machine,
+    # "Not available" where torch.version.hip is None or no GPU is usable
+    r"HIP\(ROCm\) version: (?:Not available|Unable to query)|"
     # rocm-smi's words for a machine without the amdgpu module (W&B prints it on NVIDIA boxes too)
     r"Driver not initialized \(amdgpu not found in modules\)|Drivers not loaded \(amdgpu\b[^)\n]{0,60}\)|"
     # an AMD processor says nothing of the GPU ("AMD CPUs and an Nvidia GPU")
