@@ -100,3 +100,14 @@ def test_late_rounds_bring_only_threads_the_repository_did_not_hold() -> None:
 def test_late_rounds_hold_no_duplicate_text() -> None:
     texts = Counter(str(row["text"]).strip() for path in LATE for row in _rows(path))
     assert not [t[:60] for t, n in texts.items() if n > 1]
+
+
+def test_a_tracker_that_names_its_thread_in_the_query_keeps_it_in_the_thread_key() -> None:
+    # Two Bugzilla bugs are two threads (the split places them apart, duplicates are caught).
+    a = thread_key("https://bugzilla.redhat.com/show_bug.cgi?id=2332429")
+    b = thread_key("https://bugzilla.redhat.com/show_bug.cgi?id=2332430#c4")
+    assert a == "bugzilla.redhat.com/show_bug.cgi?id=2332429" and a != b
+    assert thread_key("https://bbs.archlinux.org/viewtopic.php?id=1&p=2") == "bbs.archlinux.org/viewtopic.php?id=1"
+    # other queries are still dropped, as for the threads recorded before this rule
+    assert thread_key("https://git.proxmox.com/?a=object&h=89773b85599a") == "git.proxmox.com"
+    assert thread_key("https://github.com/ROCm/ROCm/issues/12?x=1#issuecomment-9") == "github.com/rocm/rocm/12"

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 FROZEN = "frozen"
 TUNE = "tune"
@@ -50,7 +50,21 @@ def thread_key(source: str) -> str:
         if m:
             owner, repo, num = m.groups()
             return f"github.com/{owner.lower()}/{repo.lower()}/{num}"
-    return f"{host}{path.rstrip('/')}".lower()
+    key = f"{host}{path.rstrip('/')}".lower()
+    # A tracker that names its thread in the query (show_bug.cgi?id=N, viewtopic.php?t=N) keeps
+    # that parameter: without it every bug of a Bugzilla would be one thread. Only these names,
+    # so that keys of the threads recorded before (other queries dropped) stay as they were.
+    kept = sorted(
+        (k.lower(), v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=False)
+        if k.lower() in _THREAD_PARAMS
+    )
+    if kept:
+        key += "?" + "&".join(f"{k}={v}" for k, v in kept).lower()
+    return key
+
+
+_THREAD_PARAMS = frozenset({"id", "t", "topic", "threadid", "showtopic"})
 
 
 def _digest(key: str) -> int:
