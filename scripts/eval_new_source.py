@@ -7,7 +7,8 @@ tuned for; the frozen side is never read.
 
     PYTHONPATH=src python scripts/eval_new_source.py [--new ak-bf,aa-aj] [--cache DIR]
         [--no-signature-weight W] [--alone A] [--monotone] [--stack-by thread|round]
-        [--C C] [--max-features N] [--json]
+        [--C C] [--max-features N] [--class-weight none|balanced]
+        [--sample-weight case|thread|round] [--df-by case|thread|round] [--none-weight W] [--json]
 
 Held-out sets (``--new``, comma-separated, each trained on the rounds older than it):
 ``ak-bf`` (rounds heldout-ak ... heldout-bf, trained on a ... aj: the yardstick),
@@ -16,6 +17,8 @@ Held-out sets (``--new``, comma-separated, each trained on the rounds older than
 ``--train-before ROUND``).
 Prints top-1, top-3, look-alikes left alone, "confidence >= 0.5 is right", prose top-1
 and the silent misses: "none" answered while the right id was in the top 3.
+Also grouped 5-fold CV (by thread) over each set's training rows, from the same out-of-fold
+scores: the ranker alone and the combined decision.
 Needs scikit-learn (the `train` dependency group).
 """
 
@@ -95,7 +98,9 @@ def score(rows, probs, w, b, alone, decide=None):
 
     stats: dict = {}
     for r, p in zip(rows, probs, strict=True):
-        tr.combined([r], [p], w, b, stats, alone=alone, on_row=on_row, decide=held_decide(r, decide))
+        tr.combined(
+            [r], [p], w, b, stats, alone=alone, on_row=on_row, decide=held_decide(r, decide)
+        )
     return tr.figures(stats), silent_top3, misses
 
 
@@ -135,7 +140,9 @@ def estimate(rows, name, args, cache):
     tune = [r for r in rows if r["side"] == TUNE]
     before = getattr(args, "train_before", None) or first
     if round_key("heldout-" + before) > round_key("heldout-" + first):
-        raise SystemExit(f"--train-before {before}: later than the held-out set's first round {first}")
+        raise SystemExit(
+            f"--train-before {before}: later than the held-out set's first round {first}"
+        )
     old = [r for r in tune if older(r["round"], before)]
     new = [r for r in tune if held(r["round"], first, last)]
     oof, probs = ranker_scores(old, new, cache, args.stack_by)
@@ -163,7 +170,9 @@ def grouped_cv(rows, oof, args, signs):
     groups = np.array([r["thread"] for r in rows])
     pooled: dict = {}
     for a, b in GroupKFold(n_splits=tr.FOLDS).split(np.zeros(len(rows)), y, groups):
-        w, c = tr.fit_combiner([rows[i] for i in a], [oof[i] for i in a], args.no_signature_weight, signs=signs)
+        w, c = tr.fit_combiner(
+            [rows[i] for i in a], [oof[i] for i in a], args.no_signature_weight, signs=signs
+        )
         fold = [rows[i] for i in b]
         for r, p in zip(fold, [oof[i] for i in b], strict=True):
             tr.combined([r], [p], w, c, pooled, alone=args.alone, decide=held_decide(r))
@@ -219,21 +228,35 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--C", type=float, default=tr.C, help="the ranker's L2 inverse strength")
     ap.add_argument(
-        "--max-features", type=int, default=tr.MAX_FEATURES, help="features kept, by document frequency"
+        "--max-features",
+        type=int,
+        default=tr.MAX_FEATURES,
+        help="features kept, by document frequency",
     )
     ap.add_argument(
-        "--class-weight", choices=("none", "balanced"), default=str(tr.CLASS_WEIGHT).lower(),
+        "--class-weight",
+        choices=("none", "balanced"),
+        default=str(tr.CLASS_WEIGHT).lower(),
         help="the ranker's class weighting",
     )
     ap.add_argument(
-        "--sample-weight", choices=tr.WEIGHTINGS, default=tr.SAMPLE_WEIGHT,
+        "--sample-weight",
+        choices=tr.WEIGHTINGS,
+        default=tr.SAMPLE_WEIGHT,
         help="each case, thread or round sums to the same weight in the ranker's fit",
     )
     ap.add_argument(
-        "--df-by", choices=tr.WEIGHTINGS, default=tr.DF_BY,
+        "--df-by",
+        choices=tr.WEIGHTINGS,
+        default=tr.DF_BY,
         help="features chosen by how many cases, threads or rounds use them",
     )
-    ap.add_argument("--none-weight", type=float, default=tr.NONE_WEIGHT, help="weight of look-alike cases in the ranker's fit")
+    ap.add_argument(
+        "--none-weight",
+        type=float,
+        default=tr.NONE_WEIGHT,
+        help="weight of look-alike cases in the ranker's fit",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     tr.C, tr.MAX_FEATURES = args.C, args.max_features
@@ -261,7 +284,9 @@ def main(argv=None) -> int:
         for k, f in o["figures"].items():
             print(f"  {k:6} {f}")
         print(f"  'none' while the right id is in the top 3: {o['none_with_right_id_in_top3']}")
-        print(f"  grouped CV on the training rows: ranker {o['cv']['lr']}, combined {o['cv']['combined']}")
+        print(
+            f"  grouped CV on the training rows: ranker {o['cv']['lr']}, combined {o['cv']['combined']}"
+        )
         print("  misses (label -> answer), counts:", dict(o["misses"].most_common(40)))
     return 0
 
