@@ -187,3 +187,75 @@ def test_the_artifact_records_how_its_combiner_was_stacked(
     six = tmp_path / "six.bin"
     assert main(["kb", "train", "--data", str(rounds), "--out", str(six)]) == 0
     assert rk.read_artifact(six).meta["stacked_by"] == "round"
+
+
+def test_sample_weights_make_each_thread_or_round_weigh_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("sklearn")
+    from rocmfix.kb import train as tr
+
+    rows = [{"label": "a", "thread": "t1", "round": "heldout-r1"} for _ in range(6)]
+    rows += [{"label": "b", "thread": f"t{k}", "round": "heldout-r2"} for k in (2, 3)]
+    assert tr.sample_weights(rows) is None  # the default: each case once
+    monkeypatch.setattr(tr, "SAMPLE_WEIGHT", "thread")
+    w = tr.sample_weights(rows)
+    assert w.mean() == pytest.approx(1.0)
+    assert w[:6].sum() == pytest.approx(w[6]) == pytest.approx(w[7])
+    monkeypatch.setattr(tr, "SAMPLE_WEIGHT", "round")
+    w = tr.sample_weights(rows)
+    assert w[:6].sum() == pytest.approx(w[6:].sum())
+    monkeypatch.setattr(tr, "SAMPLE_WEIGHT", "case")
+    monkeypatch.setattr(tr, "NONE_WEIGHT", 2.0)
+    w = tr.sample_weights([{"label": "none"}, {"label": "a"}])
+    assert w[0] == pytest.approx(2 * w[1]) and w.mean() == pytest.approx(1.0)
+    monkeypatch.setattr(tr, "SAMPLE_WEIGHT", "source")
+    with pytest.raises(ValueError, match="SAMPLE_WEIGHT"):
+        tr.sample_weights(rows)
+
+
+def test_a_big_source_stops_outweighing_a_small_one_with_round_weights(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("sklearn")
+    import numpy as np
+
+    from rocmfix.kb import train as tr
+
+    # twenty reports of one round say "a", two of another say "b", in the same words
+    rows = [{"label": "a", "thread": f"a{k}", "round": "heldout-r1"} for k in range(20)]
+    rows += [{"label": "b", "thread": f"b{k}", "round": "heldout-r2"} for k in range(2)]
+    feats = [Counter({"w:error": 1, "w:gpu": 1}) for _ in rows]
+    y = np.array([r["label"] for r in rows])
+
+    def p_a() -> float:
+        space = tr.Space(feats, rows)
+        model = tr.fit_lr(space.matrix(feats), y, rows)
+        return float(model.predict_proba(space.matrix(feats[:1]))[0][0])
+
+    assert p_a() > 0.85
+    monkeypatch.setattr(tr, "SAMPLE_WEIGHT", "round")
+    assert p_a() == pytest.approx(0.5, abs=0.02)
+    monkeypatch.setattr(tr, "SAMPLE_WEIGHT", "case")
+    monkeypatch.setattr(tr, "CLASS_WEIGHT", "balanced")
+    assert p_a() == pytest.approx(0.5, abs=0.02)
+
+
+def test_features_can_be_chosen_by_how_many_threads_use_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("sklearn")
+    from rocmfix.kb import train as tr
+
+    # "w:jargon" is in five cases of one thread; "w:shared" in one case each of two threads
+    rows = [{"thread": "t1", "round": "heldout-r1"} for _ in range(5)]
+    rows += [{"thread": "t2", "round": "heldout-r1"}, {"thread": "t3", "round": "heldout-r2"}]
+    feats = [Counter({"w:jargon": 1}) for _ in range(5)] + [Counter({"w:shared": 1})] * 2
+    assert tr.Space(feats, rows).vocab == ["w:jargon", "w:shared"]  # by cases: both
+    monkeypatch.setattr(tr, "DF_BY", "thread")
+    assert tr.Space(feats, rows).vocab == ["w:shared"]  # one thread's word is not kept
+    monkeypatch.setattr(tr, "DF_BY", "round")
+    assert tr.Space(feats, rows).vocab == ["w:shared"]
+    monkeypatch.setattr(tr, "MAX_FEATURES", 1)
+    monkeypatch.setattr(tr, "MIN_DF", 1)
+    assert tr.Space(feats, rows).vocab == ["w:shared"]  # ranked by rounds, not cases

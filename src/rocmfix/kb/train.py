@@ -41,6 +41,22 @@ from rocmfix.kb.split import TUNE, Split, repo_cases, thread_key
 C = 30.0  # L2 inverse strength; chosen by grouped CV (see docs/ranker.md)
 MIN_DF = 2  # a feature must occur in two tune-side cases
 MAX_FEATURES = 20000  # by document frequency, ties by name
+CLASS_WEIGHT: str | None = None
+"""The ranker's class weighting: None (each case counts by its sample weight) or
+"balanced" (each label weighs the same in total). Measured in docs/ranker.md, "Round 8"."""
+SAMPLE_WEIGHT = "case"
+"""How the ranker's training cases are weighted: "case" (each counts once), "thread" or
+"round" (each thread / collection round sums to the same weight, so a large old source
+stops outweighing a small new one). Weights are scaled to a mean of 1, so ``C`` keeps
+its meaning. Measured in docs/ranker.md, "Round 8"."""
+DF_BY = "case"
+"""What the document frequency that chooses the features (``MIN_DF``, ``MAX_FEATURES``)
+counts: cases, or distinct threads / rounds using the feature, so that a source's own
+jargon repeated over its many cases is not kept over words many sources use. The IDF
+stays over cases. Measured in docs/ranker.md, "Round 8"."""
+NONE_WEIGHT = 1.0
+"""Extra weight of the ranker's look-alike (``none``) training cases (1 = as any case)."""
+WEIGHTINGS = ("case", "thread", "round")
 PRUNE = 0.05  # weights below this share of a class's largest |weight| are dropped
 CASE_TERMS = 30  # features kept per similar case
 FOLDS = 5
@@ -107,11 +123,22 @@ def prepare(data_dir: Path) -> list[dict]:
 class Space:
     """Vocabulary and IDF learned from some rows; vectors exactly as rk.Ranker makes them."""
 
-    def __init__(self, feats: list[Counter]):
+    def __init__(self, feats: list[Counter], rows: list[dict] | None = None):
         df: Counter = Counter()
         for f in feats:
             df.update(f.keys())
-        keep = sorted((f for f, n in df.items() if n >= MIN_DF), key=lambda f: (-df[f], f))
+        rank = df  # what MIN_DF and MAX_FEATURES count (DF_BY): cases, threads or rounds
+        if DF_BY != "case" and rows is not None:
+            if len(rows) != len(feats):
+                raise ValueError("Space: rows and feats differ in length")
+            seen: dict[str, set] = {}
+            for f, r in zip(feats, rows, strict=True):
+                for t in f:
+                    seen.setdefault(t, set()).add(r[DF_BY])
+            rank = Counter({t: len(g) for t, g in seen.items()})
+        keep = sorted(
+            (f for f, n in rank.items() if n >= MIN_DF), key=lambda f: (-rank[f], -df[f], f)
+        )
         self.vocab = sorted(keep[:MAX_FEATURES])
         self.index = {f: i for i, f in enumerate(self.vocab)}
         n = len(feats)
@@ -133,8 +160,26 @@ class Space:
         return csr_matrix((data, ind, ptr), shape=(len(feats), len(self.vocab)))
 
 
-def fit_lr(x: csr_matrix, y: np.ndarray) -> LogisticRegression:
-    return LogisticRegression(C=C, max_iter=3000).fit(x, y)
+def sample_weights(rows: list[dict] | None) -> np.ndarray | None:
+    """Per-case weights of the ranker's fit (``SAMPLE_WEIGHT``, ``NONE_WEIGHT``), mean 1;
+    None where every case counts once."""
+    if rows is None or (SAMPLE_WEIGHT == "case" and NONE_WEIGHT == 1.0):
+        return None
+    if SAMPLE_WEIGHT not in WEIGHTINGS:
+        raise ValueError(f"SAMPLE_WEIGHT {SAMPLE_WEIGHT!r}: one of {', '.join(WEIGHTINGS)}")
+    w = np.ones(len(rows))
+    if SAMPLE_WEIGHT != "case":
+        size = Counter(r[SAMPLE_WEIGHT] for r in rows)
+        w = np.array([1.0 / size[r[SAMPLE_WEIGHT]] for r in rows])
+    w *= np.array([NONE_WEIGHT if r["label"] == "none" else 1.0 for r in rows])
+    return w * (len(rows) / w.sum())
+
+
+def fit_lr(x: csr_matrix, y: np.ndarray, rows: list[dict] | None = None) -> LogisticRegression:
+    """The ranker: multinomial LR (``C``, ``CLASS_WEIGHT``), cases weighted by ``rows``
+    (``sample_weights``; None: each case once)."""
+    model = LogisticRegression(C=C, max_iter=3000, class_weight=CLASS_WEIGHT)
+    return model.fit(x, y, sample_weight=sample_weights(rows))
 
 
 def shipped_weights(coef: np.ndarray) -> tuple[np.ndarray, float]:
@@ -309,10 +354,10 @@ def out_of_fold(rows, feats, compare: bool, by: str = "thread"):
     oof: list[dict | None] = [None] * len(rows)
     oof_knn: list[dict | None] = [None] * len(rows)
     for tr, te in GroupKFold(n_splits=FOLDS).split(np.zeros(len(rows)), y, groups):
-        space = Space([feats[i] for i in tr])
+        space = Space([feats[i] for i in tr], [rows[i] for i in tr])
         xtr = space.matrix([feats[i] for i in tr])
         xte = space.matrix([feats[i] for i in te])
-        model = fit_lr(xtr, y[tr])
+        model = fit_lr(xtr, y[tr], [rows[i] for i in tr])
         classes = list(model.classes_)
         p = shipped_probs(model, xte)
         for a, i in enumerate(te):
@@ -382,8 +427,8 @@ def leave_rounds_out(rows, feats, oof) -> dict:
         tr = [i for i, r in enumerate(rows) if r["round"] not in group]
         if not te or not tr:
             continue
-        space = Space([feats[i] for i in tr])
-        model = fit_lr(space.matrix([feats[i] for i in tr]), y[tr])
+        space = Space([feats[i] for i in tr], [rows[i] for i in tr])
+        model = fit_lr(space.matrix([feats[i] for i in tr]), y[tr], [rows[i] for i in tr])
         p = shipped_probs(model, space.matrix([feats[i] for i in te]))
         probs = [{c: float(p[a, j]) for j, c in enumerate(model.classes_)} for a in range(len(te))]
         w, b = fit_combiner([rows[i] for i in tr], [oof[i] for i in tr])
@@ -444,8 +489,8 @@ def train(
     comb_w, comb_b = fit_combiner(tune, stack)
     log(json.dumps(report, indent=1))
 
-    space = Space(feats)
-    model = fit_lr(space.matrix(feats), np.array([r["label"] for r in tune]))
+    space = Space(feats, tune)
+    model = fit_lr(space.matrix(feats), np.array([r["label"] for r in tune]), tune)
     classes = [str(c) for c in model.classes_]
     coef = model.coef_  # classes x features
     w_cnt, w_cls, w_val = [], [], []
@@ -462,6 +507,10 @@ def train(
             "tune_cases": len(tune),
             "features": len(space.vocab),
             "C": C,
+            "class_weight": CLASS_WEIGHT,
+            "sample_weight": SAMPLE_WEIGHT,
+            "df_by": DF_BY,
+            "none_weight": NONE_WEIGHT,
             "no_signature_weight": NO_SIGNATURE_WEIGHT,
             "ranker_alone": RANKER_ALONE,
             "stacked_by": by,
