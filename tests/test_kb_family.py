@@ -1022,3 +1022,21 @@ def test_a_display_driver_update_that_breaks_zluda_is_a_mismatch(matcher: Matche
     )
     updated = "I updated the Adrenalin driver to the latest version and installed ZLUDA 3.9.5.\n"
     assert family.lib_state(updated) is None
+
+
+def test_a_rocm_backend_module_windows_cannot_load_is_a_missing_hip_library(matcher: Matcher) -> None:
+    # ERROR_MOD_NOT_FOUND for an app's ROCm backend module that is there: a DLL it links
+    # against (the HIP runtime, rocBLAS) is not found
+    line = (
+        "Failed to load LLM engine from path: C:\\Apps\\llm\\backends\\engine-win-x64-rocm-2.1.0"
+        "\\llm_engine_rocm.node. The specified module could not be found.\n"
+    )
+    result = matcher.explain_text(line)
+    assert result.matches[0].entry.id == "hip-runtime-lib-missing"
+    assert result.matches[0].confident
+    # near miss: the same loader error for torch's own CPU-side DLL names no ROCm library
+    other = (
+        'OSError: [WinError 126] The specified module could not be found. Error loading '
+        '"C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n'
+    )
+    assert not any(m.confident for m in matcher.explain_text(other).matches)
