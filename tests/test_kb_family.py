@@ -1022,6 +1022,8 @@ def test_a_display_driver_update_that_breaks_zluda_is_a_mismatch(matcher: Matche
     )
     updated = "I updated the Adrenalin driver to the latest version and installed ZLUDA 3.9.5.\n"
     assert family.lib_state(updated) is None
+    tried = "ZLUDA finds no GPU. Rolling back the driver to 25.3.1 did not help, still no device.\n"
+    assert family.lib_state(tried) is None
 
 
 def test_a_rocm_backend_module_windows_cannot_load_is_a_missing_hip_library(matcher: Matcher) -> None:

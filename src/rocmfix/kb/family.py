@@ -686,8 +686,11 @@ _ZLUDA = _rx.compile(r"(?i:\bzluda\b)")
 _DRIVER_BLAMED = _rx.compile(
     r"(?i:\bdriver\b[^\n]{0,60}?\b(?:breaks?|broke|broken|(?:is )?(?:not |in)compatible with)\b[^\n]{0,40}?\bZLUDA\b|"
     r"\bdriver update\b[^\n]{0,60}?\bis the culprit\b|"
+    # a rollback told as the cure ("rolling back the driver fixed it"), not as a try that failed
     r"\b(?:roll(?:ing|ed)? ?back|revert(?:ing|ed)?|downgrad(?:e|ed|ing))\b[^\n]{0,12}?"
-    r"\b(?:the |my )?(?:AMD |Adrenalin |Radeon |graphics )?drivers?\b)"
+    r"\b(?:the |my )?(?:AMD |Adrenalin |Radeon |graphics )?drivers?\b"
+    r"(?![^\n]{0,60}?\b(?:didn'?t|did not|doesn'?t|does not|won'?t|no luck|not help|still)\b)"
+    r"[^\n]{0,80}?\b(?:fixe[sd]|solved|resolved|works?|worked|working|in use again|back to normal)\b)"
 )
 
 
