@@ -991,3 +991,54 @@ def test_an_older_libstdcxx_in_front_of_rocm_is_a_library_that_cannot_load(match
         " (required by /venv/lib/python3.12/site-packages/torch/lib/libtorch_hip.so)\n"
     )
     assert _order(matcher, _REPORT_HEAD + hip)[0] == "rocm-library-version-mismatch"
+
+
+def test_a_display_driver_update_that_breaks_zluda_is_a_mismatch(matcher: Matcher) -> None:
+    # Windows' HIP runtime comes with the Adrenalin driver and ZLUDA is built against one: a
+    # driver update blamed for breaking ZLUDA (or a rollback that mends it) is that runtime
+    # changing under ZLUDA
+    told = (
+        "Windows 11, RX 7800 XT, SD.Next with ZLUDA.\n"
+        "Since the new Adrenalin driver torch.cuda.is_available() returns False.\n"
+        "Rolling back the driver to the previous release fixed it.\n"
+    )
+    assert family.lib_state(told) == "mismatch"
+    result = matcher.explain_text(told)
+    assert result.matches[0].entry.id == "rocm-library-version-mismatch"
+    assert result.matches[0].confident
+    one_line = "Adrenalin driver 26.1.1 breaks ZLUDA: no CUDA device found any more\n"
+    assert _order(matcher, one_line)[0] == "rocm-library-version-mismatch"
+    assert matcher.explain_text(one_line).matches[0].confident
+    # near misses: a rollback that cured a hang on ROCm, no ZLUDA; a ZLUDA set-up that only
+    # mentions its driver
+    hang = (
+        "ROCm 6.2 on Ubuntu, RX 6800: the screen froze during training.\n"
+        "Rolling back the driver to the previous release fixed it.\n"
+    )
+    assert family.lib_state(hang) is None
+    assert all(
+        m.entry.id != "rocm-library-version-mismatch" or not m.confident
+        for m in matcher.explain_text(hang).matches
+    )
+    updated = "I updated the Adrenalin driver to the latest version and installed ZLUDA 3.9.5.\n"
+    assert family.lib_state(updated) is None
+    tried = "ZLUDA finds no GPU. Rolling back the driver to 25.3.1 did not help, still no device.\n"
+    assert family.lib_state(tried) is None
+
+
+def test_a_rocm_backend_module_windows_cannot_load_is_a_missing_hip_library(matcher: Matcher) -> None:
+    # ERROR_MOD_NOT_FOUND for an app's ROCm backend module that is there: a DLL it links
+    # against (the HIP runtime, rocBLAS) is not found
+    line = (
+        "Failed to load LLM engine from path: C:\\Apps\\llm\\backends\\engine-win-x64-rocm-2.1.0"
+        "\\llm_engine_rocm.node. The specified module could not be found.\n"
+    )
+    result = matcher.explain_text(line)
+    assert result.matches[0].entry.id == "hip-runtime-lib-missing"
+    assert result.matches[0].confident
+    # near miss: the same loader error for torch's own CPU-side DLL names no ROCm library
+    other = (
+        'OSError: [WinError 126] The specified module could not be found. Error loading '
+        '"C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n'
+    )
+    assert not any(m.confident for m in matcher.explain_text(other).matches)

@@ -678,6 +678,22 @@ _COMPANION = _rx.compile(r"\btorch(?:audio|vision|text)\b")
 _TORCH_INIT = _rx.compile(r"\btorch[/\\\\]__init__\.py\b")
 
 
+# ZLUDA runs on the HIP runtime the Windows display driver installs (amdhip64*.dll ships with
+# Adrenalin, vosen/ZLUDA#144), and each ZLUDA release is built against the runtime of its day:
+# a driver update blamed for breaking it, or a rollback of the driver that mends it, is that
+# runtime changing under ZLUDA (Adrenalin 25.5.1: vosen/ZLUDA#366, lshqqytiger/ZLUDA#106).
+_ZLUDA = _rx.compile(r"(?i:\bzluda\b)")
+_DRIVER_BLAMED = _rx.compile(
+    r"(?i:\bdriver\b[^\n]{0,60}?\b(?:breaks?|broke|broken|(?:is )?(?:not |in)compatible with)\b[^\n]{0,40}?\bZLUDA\b|"
+    r"\bdriver update\b[^\n]{0,60}?\bis the culprit\b|"
+    # a rollback told as the cure ("rolling back the driver fixed it"), not as a try that failed
+    r"\b(?:roll(?:ing|ed)? ?back|revert(?:ing|ed)?|downgrad(?:e|ed|ing))\b[^\n]{0,12}?"
+    r"\b(?:the |my )?(?:AMD |Adrenalin |Radeon |graphics )?drivers?\b"
+    r"(?![^\n]{0,60}?\b(?:didn'?t|did not|doesn'?t|does not|won'?t|no luck|not help|still)\b)"
+    r"[^\n]{0,80}?\b(?:fixe[sd]|solved|resolved|works?|worked|working|in use again|back to normal)\b)"
+)
+
+
 def lib_state(text: str) -> str | None:
     """ "mismatch" when the text shows ROCm libraries of two releases meeting.
 
@@ -701,10 +717,16 @@ def lib_state(text: str) -> str | None:
     torch, or torchaudio/torchvision/torchtext (see :data:`_TORCH_HIP_GONE`): the taxonomy's
     "torch/torchvision/torchaudio from different index URLs".
 
+    "mismatch" too where the text names ZLUDA and blames the display driver's update for it (or
+    mends it by rolling the driver back): the driver's HIP runtime changed under ZLUDA
+    (:data:`_DRIVER_BLAMED`).
+
     None otherwise: a plain "cannot open shared object file" with nothing else is the library
     missing, not two releases meeting.
     """
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
+        return "mismatch"
+    if _ZLUDA.search(text) and _DRIVER_BLAMED.search(text):
         return "mismatch"
     if _TORCH_HIP_GONE.search(text) and (
         torch_builds(text) & {"cuda", "cpu"}
