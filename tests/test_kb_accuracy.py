@@ -137,6 +137,16 @@ _ROUNDS_DG_DO = re.compile(r"^heldout/heldout-d[g-o]\.jsonl$")
 NEWEST_DP_FROZEN_FLOOR = {"top1": 0.42, "top3": 0.61, "unrelated_unmatched": 0.88}
 _ROUNDS_DP_EA = re.compile(r"^heldout/heldout-(?:d[p-z]|ea)\.jsonl$")
 
+# Rounds eb-ej (65 reports: 41 labelled, 24 look-alikes; collectors c20-c22 of session 12:
+# forum/blog pages, Chinese reports, inference-library, container/HPC, science-code,
+# desktop-AI, driver-level, app and distro-packaging trackers) scored once at 8e77c4d:
+# top-1 0.463, top-3 0.829, look-alikes left alone 0.833, confidence >= 0.5 right 0.781
+# (the session's starting code, 3af3860: the same, case for case). Placed by the hash rule
+# in the same session (48 tune, 17 frozen); their frozen side (12 labelled, 5 look-alikes):
+# 0.417 / 0.750 / 0.600. Floors one case below.
+NEWEST_EB_FROZEN_FLOOR = {"top1": 0.33, "top3": 0.66, "unrelated_unmatched": 0.40}
+_ROUNDS_EB_EJ = re.compile(r"^heldout/heldout-e[b-j]\.jsonl$")
+
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, object]:
@@ -169,8 +179,9 @@ def test_the_frozen_split_meets_its_floor(report) -> None:  # type: ignore[no-un
         (_ROUNDS_CX_DF, NEWEST_CX_FROZEN_FLOOR),
         (_ROUNDS_DG_DO, NEWEST_DG_FROZEN_FLOOR),
         (_ROUNDS_DP_EA, NEWEST_DP_FROZEN_FLOOR),
+        (_ROUNDS_EB_EJ, NEWEST_EB_FROZEN_FLOOR),
     ],
-    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-cl", "cm-cw", "cx-df", "dg-do", "dp-ea"],
+    ids=["aa-aj", "ak-as", "at-bf", "bg-bv", "bw-ce", "cf-cl", "cm-cw", "cx-df", "dg-do", "dp-ea", "eb-ej"],
 )
 def test_the_frozen_side_of_the_late_rounds_meets_its_floor(rounds, floors) -> None:  # type: ignore[no-untyped-def]
     late = [c for c in repo_cases(DATA) if rounds.match(str(c["origin"]))]
