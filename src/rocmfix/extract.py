@@ -1342,6 +1342,10 @@ def _workers() -> int:
         return max(1, min(4, os.cpu_count() or 1))
 
 
+class _Cancelled(Exception):
+    """A scan :meth:`_Pool.shutdown` dropped before it started."""
+
+
 class _Job:
     """One scan handed to a :class:`_Pool` worker: ``result()`` waits for it."""
 
@@ -1389,7 +1393,7 @@ class _Pool:
                 except BaseException as err:  # noqa: BLE001 - handed to the caller by result()
                     job.error = err
             else:
-                job.error = InputError("scan cancelled")
+                job.error = _Cancelled()  # never read: nobody waits for a dropped scan
             job.done.set()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> _Job:
