@@ -169,3 +169,26 @@ def test_lowering_the_leader_names_no_runner_up() -> None:
         "amd-worded": 95.0,
         "plain": 84.0,
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("the AMD GPU is detected fine inside the docker container", "kfd-device-missing"),
+        ("a ROCm-capable device is detected on my RX 7900", "no-gpu-visible"),
+        ("my RX 6600 is supported by ROCm now and works", "no-binary-for-gpu"),
+    ],
+)
+def test_the_opposite_of_a_negated_symptom_names_nothing(
+    matcher: Matcher, text: str, cause: str
+) -> None:
+    result = matcher.explain_text(text)
+    assert result.top is None, result.matches[:3]
+    # told as the trouble it is, the same words name it
+    troubled = {
+        "kfd-device-missing": "the AMD GPU is not detected inside the docker container",
+        "no-gpu-visible": "no ROCm-capable device is detected on my RX 7900",
+        "no-binary-for-gpu": "RX 6600 does not work with pytorch rocm",
+    }[cause]
+    told = matcher.explain_text(troubled)
+    assert told.top is not None and told.top.entry.id == cause, told.matches[:3]

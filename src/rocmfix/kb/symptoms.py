@@ -27,6 +27,21 @@ THRESHOLD = 70.0
 AMD_CAP = 80.0
 """The most a symptom that names AMD's GPU stack scores in a text that names none of it
 (confidence 0.45: "possibly related")."""
+NEGATION_NEEDS_TROUBLE = True
+"""A symptom that says something is not so ("not detected", "returns False") names its
+entry only in a text with some word of trouble (see ``_TROUBLE``)."""
+_NEGATION = _rx.compile(
+    r"(?i)\b(?:not|no|cannot|never|unable|without|false|fails?|failed|dont|doesnt|cant|wont|isnt)\b|"
+    r"n['’]t\b|[不没]|无法|失败"
+)
+# A word of trouble: a failure, a question, an error word (a report of any problem has one).
+_TROUBLE = _rx.compile(
+    r"(?i)\b(?:not|no|cannot|never|unable|without|false|none|nothing|zero|only|still|anymore|"
+    r"dont|doesnt|cant|wont|isnt|didnt)\b|n['’]t\b|"
+    r"error|fail|crash|broke|wrong|issue|problem|stuck|hang|freez|froze|slow|missing|denied|"
+    r"unsupported|segfault|segmentation|abort|killed|timeout|help|\?|？|"
+    r"[不没]|无法|失败|错误|报错|问题|崩溃|卡住|卡死|死机|慢"
+)
 _GATE = THRESHOLD - 0.5  # an upper bound below this cannot reach THRESHOLD (float margin)
 _TABLES_VERSION = "symptom-tables-4"
 """Bump when content_words, ascii_process or the tables' layout change (cache key)."""
@@ -121,26 +136,53 @@ class SymptomIndex:
         counts up to ``AMD_CAP`` (a possible cause, never a named one). Where such a
         symptom led the field, or made it ambiguous, every entry stays at ``AMD_CAP`` or
         below: lowering one entry alone would name a runner-up that its resemblance to
-        the leader had kept unnamed (see :func:`confidences`).
+        the leader had kept unnamed (see :func:`confidences`). The same holds for a
+        symptom that says something is not so ("GPU not detected in the container",
+        "is_available() returns False") in a text with no word of trouble at all ("detected
+        fine in the container", "returns True"): the words fit, the report is the opposite.
         """
         flat = self._flat
         raw: dict[str, float] = {}
-        plain: dict[str, float] = {}  # per entry, the best of symptoms that need no AMD context
+        plain: dict[str, float] = {}  # per entry, the best of symptoms whose context the text has
+        has: dict[str, bool] = {}  # what the text holds, asked once and only where it matters
         for k, score in enumerate(best):
             if score < THRESHOLD:
                 continue
             eid = self._entries[flat[k][0]].id
             if score > raw.get(eid, 0.0):
                 raw[eid] = score
-            if not (score > AMD_CAP and self._names_amd[k]) and score > plain.get(eid, 0.0):
+            if score > plain.get(eid, 0.0) and (
+                score <= AMD_CAP or self._context_met(k, text, has)
+            ):
                 plain[eid] = score
-        lifted = {e for e, v in raw.items() if v > plain.get(e, 0.0)}  # AMD words led it there
-        if not lifted or _text_names_amd(text):
+        lifted = {e for e, v in raw.items() if v > plain.get(e, 0.0)}  # unmet context led it there
+        if not lifted:
             return raw
         ranked = sorted(raw.values(), reverse=True)
         if _ambiguous(ranked) or max(raw, key=lambda e: (raw[e], e in lifted)) in lifted:
             return {e: min(v, AMD_CAP) for e, v in raw.items()}
         return {e: max(plain.get(e, 0.0), AMD_CAP) if e in lifted else v for e, v in raw.items()}
+
+    def _context_met(self, k: int, text: str, has: dict[str, bool]) -> bool:
+        """Whether ``text`` holds what symptom ``k`` takes for granted: AMD's stack where the
+        symptom names it, a word of trouble where the symptom is a negation ("not detected",
+        "returns False"): "detected fine", "returns True" are no report of it."""
+        if self._names_amd[k]:
+            if "amd" not in has:
+                has["amd"] = _text_names_amd(text)
+            if not has["amd"]:
+                return False
+        if NEGATION_NEEDS_TROUBLE and self._negated[k]:
+            if "trouble" not in has:
+                has["trouble"] = bool(_TROUBLE.search(text))
+            if not has["trouble"]:
+                return False
+        return True
+
+    @cached_property
+    def _negated(self) -> tuple[bool, ...]:
+        """Per symptom: whether it says something is not so ("not detected", "False")."""
+        return tuple(bool(_NEGATION.search(symptom)) for _, symptom, _ in self._flat)
 
     @cached_property
     def _names_amd(self) -> tuple[bool, ...]:
