@@ -109,6 +109,42 @@ GROUPS = [
         "ROCm finds the GPU on the Proxmox host",
     ),
     (
+        "显存爆了 (VRAM ran out, as CSDN says it)",
+        "用 ROCm 跑 SDXL 的时候显存爆了，RX 7800 XT 16G",
+        "gpu-out-of-memory",
+        "内存爆了，电脑只有 8G 内存",
+    ),
+    (
+        "WSL2 下 ROCm 用不了",
+        "WSL2 下面 ROCm 用不了我的 AMD 显卡",
+        "wsl-limitations",
+        "WSL2 下面 docker 用不了",
+    ),
+    (
+        "torch 检测不到 AMD 显卡",
+        "装了 ROCm 6.2 以后 torch 还是检测不到 AMD 显卡",
+        "no-gpu-visible",
+        "torch 检测到了 AMD 显卡，一切正常",
+    ),
+    (
+        "no ROCm torch for this Python, in Chinese",
+        "pip 安装 ROCm 版的 torch 时提示找不到对应版本",
+        "python-or-wheel-incompatible",
+        "pip 安装 numpy 找不到对应版本",
+    ),
+    (
+        "段错误（核心已转储） at import",
+        "一 import torch 就段错误（核心已转储），显卡是 AMD 的",
+        "segfault-at-gpu-init",
+        "编译 C 程序的时候段错误（核心已转储）",
+    ),
+    (
+        "驱动崩溃 黑屏 重启",
+        "AMD 显卡跑着跑着驱动崩溃，黑屏然后重启",
+        "gpu-hang-or-reset",
+        "游戏玩着玩着黑屏然后重启",
+    ),
+    (
         "multi-GPU hangs, one GPU works",
         "多卡训练在 AMD GPU 上卡住，单卡正常",
         "distributed-rccl-failure",
