@@ -24,8 +24,26 @@ MAX_CHARS = 400
 """Longer inputs are logs, not typed symptoms."""
 THRESHOLD = 70.0
 """Resemblance (0..100) below which an entry is not a candidate."""
+AMD_CAP = 80.0
+"""The most a symptom that names AMD's GPU stack scores in a text that names none of it
+(confidence 0.45: "possibly related")."""
+NEGATION_NEEDS_TROUBLE = True
+"""A symptom that says something is not so ("not detected", "returns False") names its
+entry only in a text with some word of trouble (see ``_TROUBLE``)."""
+_NEGATION = _rx.compile(
+    r"(?i)\b(?:not|no|cannot|never|unable|without|false|fails?|failed|dont|doesnt|cant|wont|isnt)\b|"
+    r"n['’]t\b|[不没]|无法|失败"
+)
+# A word of trouble: a failure, a question, an error word (a report of any problem has one).
+_TROUBLE = _rx.compile(
+    r"(?i)\b(?:not|no|cannot|never|unable|without|false|none|nothing|zero|only|still|anymore|"
+    r"dont|doesnt|cant|wont|isnt|didnt)\b|n['’]t\b|"
+    r"error|fail|crash|broke|wrong|issue|problem|stuck|hang|freez|froze|slow|missing|denied|"
+    r"unsupported|segfault|segmentation|abort|killed|timeout|help|\?|？|"
+    r"[不没]|无法|失败|错误|报错|问题|崩溃|卡住|卡死|死机|慢"
+)
 _GATE = THRESHOLD - 0.5  # an upper bound below this cannot reach THRESHOLD (float margin)
-_TABLES_VERSION = "symptom-tables-3"
+_TABLES_VERSION = "symptom-tables-4"
 """Bump when content_words, ascii_process or the tables' layout change (cache key)."""
 
 
@@ -34,8 +52,9 @@ class SymptomIndex:
 
     def __init__(self, entries: Sequence[Entry], *, use_cache: bool = False):
         """``use_cache``: keep the derived tables (each symptom's words and tokens, the
-        idf) in the user cache, keyed by every entry's symptoms (a one-line explain
-        otherwise spends ~1.5 ms rebuilding them)."""
+        idf, whether it names AMD's stack) in the user cache, keyed by every entry's
+        symptoms (a one-line explain otherwise spends ~1.5 ms rebuilding them, and ~9 ms
+        more for the AMD flags)."""
         self._entries = tuple(entries)
         if use_cache:
             self._from_cache()
@@ -43,15 +62,15 @@ class SymptomIndex:
     def _from_cache(self) -> None:
         from rocmfix._quick import cached  # noqa: PLC0415
 
-        key = [_TABLES_VERSION]
+        key = [_TABLES_VERSION, _amd_words_key()]
         for e in self._entries:
             key.append("\x1e".join(e.symptoms))
-        flat, idf, gate = cached(
+        flat, idf, gate, amd = cached(
             "symptoms",
             "\x1f".join(key).encode("utf-8", "surrogatepass"),
-            lambda: (self._flat, self._idf, self._gate_tokens),
+            lambda: (self._flat, self._idf, self._gate_tokens, self._names_amd),
         )
-        self.__dict__.update(_flat=flat, _idf=idf, _gate_tokens=gate)
+        self.__dict__.update(_flat=flat, _idf=idf, _gate_tokens=gate, _names_amd=amd)
 
     @cached_property
     def _idf(self) -> dict[str, float]:
@@ -92,21 +111,83 @@ class SymptomIndex:
         if len(tokens) < 2 or not words:
             return {}
         flat = self._flat
-        best = [0.0] * len(self._entries)
+        best = [0.0] * len(flat)  # per symptom
         if not text.isascii() or self._may_reach(frozenset(tokens), settled):
             self._char_scores(text, best)
         idf = self._idf
         rare = max(idf.values(), default=1.0)  # once, not once per symptom
-        for i, _symptom, sym_words in flat:
+        for k, (_i, _symptom, sym_words) in enumerate(flat):
             if words.isdisjoint(sym_words):
                 continue  # no shared word: the overlap is 0
             # Half the weighted words shared is as telling as a 70% character match.
             cosine = overlap(words, sym_words, idf, rare)
             if cosine >= 0.5:
-                best[i] = max(best[i], 70 + (cosine - 0.5) * 60)
+                best[k] = max(best[k], 70 + (cosine - 0.5) * 60)
         if not text.isascii():
             self._cjk_scores(words, best)
-        return {self._entries[i].id: b for i, b in enumerate(best) if b >= THRESHOLD}
+        return self._by_entry(text, best)
+
+    def _by_entry(self, text: str, best: list[float]) -> dict[str, float]:
+        """Each entry's best symptom score at or above the threshold.
+
+        A symptom that names AMD's GPU stack ("... on my AMD GPU", "ROCm ...", "AMD 显卡")
+        says that stack is where it happens: in a text that names nothing of AMD's (a game
+        freezing the PC, a NAS to reboot) the rest of its words may still fit, and there it
+        counts up to ``AMD_CAP`` (a possible cause, never a named one). Where such a
+        symptom led the field, or made it ambiguous, every entry stays at ``AMD_CAP`` or
+        below: lowering one entry alone would name a runner-up that its resemblance to
+        the leader had kept unnamed (see :func:`confidences`). The same holds for a
+        symptom that says something is not so ("GPU not detected in the container",
+        "is_available() returns False") in a text with no word of trouble at all ("detected
+        fine in the container", "returns True"): the words fit, the report is the opposite.
+        """
+        flat = self._flat
+        raw: dict[str, float] = {}
+        plain: dict[str, float] = {}  # per entry, the best of symptoms whose context the text has
+        has: dict[str, bool] = {}  # what the text holds, asked once and only where it matters
+        for k, score in enumerate(best):
+            if score < THRESHOLD:
+                continue
+            eid = self._entries[flat[k][0]].id
+            if score > raw.get(eid, 0.0):
+                raw[eid] = score
+            if score > plain.get(eid, 0.0) and (
+                score <= AMD_CAP or self._context_met(k, text, has)
+            ):
+                plain[eid] = score
+        lifted = {e for e, v in raw.items() if v > plain.get(e, 0.0)}  # unmet context led it there
+        if not lifted:
+            return raw
+        ranked = sorted(raw.values(), reverse=True)
+        if _ambiguous(ranked) or max(raw, key=lambda e: (raw[e], e in lifted)) in lifted:
+            return {e: min(v, AMD_CAP) for e, v in raw.items()}
+        return {e: max(plain.get(e, 0.0), AMD_CAP) if e in lifted else v for e, v in raw.items()}
+
+    def _context_met(self, k: int, text: str, has: dict[str, bool]) -> bool:
+        """Whether ``text`` holds what symptom ``k`` takes for granted: AMD's stack where the
+        symptom names it, a word of trouble where the symptom is a negation ("not detected",
+        "returns False"): "detected fine", "returns True" are no report of it."""
+        if self._names_amd[k]:
+            if "amd" not in has:
+                has["amd"] = _text_names_amd(text)
+            if not has["amd"]:
+                return False
+        if NEGATION_NEEDS_TROUBLE and self._negated[k]:
+            if "trouble" not in has:
+                has["trouble"] = bool(_TROUBLE.search(text))
+            if not has["trouble"]:
+                return False
+        return True
+
+    @cached_property
+    def _negated(self) -> tuple[bool, ...]:
+        """Per symptom: whether it says something is not so ("not detected", "False")."""
+        return tuple(bool(_NEGATION.search(symptom)) for _, symptom, _ in self._flat)
+
+    @cached_property
+    def _names_amd(self) -> tuple[bool, ...]:
+        """Per symptom: whether its own words name AMD's GPU stack."""
+        return tuple(_text_names_amd(symptom) for _, symptom, _ in self._flat)
 
     def _cjk_scores(self, words: frozenset[str], best: list[float]) -> None:
         """Containment of Chinese symptoms into ``best``.
@@ -118,16 +199,16 @@ class SymptomIndex:
         all of them -> 85.
         """
         idf = self._idf
-        for i, symptom, sym_words in self._flat:
+        for k, (_i, symptom, sym_words) in enumerate(self._flat):
             if symptom.isascii() or len(sym_words) < 3 or not _CJK_RUN.search(symptom):
                 continue  # other symptoms are scored above; very short ones are too loose
             total = sum(idf.get(w, 1.0) for w in sym_words)
             share = sum(idf.get(w, 1.0) for w in sym_words & words) / total if total else 0.0
             if share >= 0.8:
-                best[i] = max(best[i], 70 + (share - 0.8) * 75)
+                best[k] = max(best[k], 70 + (share - 0.8) * 75)
 
     def _char_scores(self, text: str, best: list[float]) -> None:
-        """Character similarity into ``best``: min(token_set_ratio, WRatio) per entry.
+        """Character similarity into ``best``: min(token_set_ratio, WRatio) per symptom.
 
         It counts only at or above the threshold, so the batch pass (in C) keeps the
         symptoms whose token_set_ratio gets there and WRatio is computed for those alone.
@@ -139,9 +220,9 @@ class SymptomIndex:
         for _choice, tsr, k in process.extract(
             query, self._processed, scorer=fuzz.token_set_ratio, limit=None, score_cutoff=THRESHOLD
         ):
-            i, symptom, _ = flat[k]
+            symptom = flat[k][1]
             chars = min(tsr, fuzz.WRatio(query, symptom, processor=utils.default_process))
-            best[i] = max(best[i], chars)
+            best[k] = max(best[k], chars)
 
     @cached_property
     def _gate_tokens(self) -> tuple[frozenset[str], ...]:
@@ -260,11 +341,16 @@ def upper_token_set_ratio(a: frozenset[str], b: frozenset[str]) -> float:
     return best
 
 
+def _ambiguous(ranked: Sequence[float]) -> bool:
+    """A phrase that fits several entries well ("is_available returns False") names none
+    of them (``ranked``: the entries' scores, best first)."""
+    return len(ranked) > 1 and (ranked[0] - ranked[1] < 4 or ranked[1] >= 85)
+
+
 def confidences(scores: Mapping[str, float], ceiling: float = 1.0) -> dict[str, float]:
     """Map resemblance scores to confidences; ambiguity and ``ceiling`` cap them."""
     ranked = sorted(scores.values(), reverse=True)
-    # A phrase that fits several entries well ("is_available returns False") names none of them.
-    ambiguous = len(ranked) > 1 and (ranked[0] - ranked[1] < 4 or ranked[1] >= 85)
+    ambiguous = _ambiguous(ranked)
     out = {}
     for eid, score in scores.items():
         conf = 0.3 + 0.45 * (score - THRESHOLD) / (100 - THRESHOLD)
@@ -330,6 +416,23 @@ _WORD_RE = _rx.compile(r"[a-z0-9_.+]+")
 _CJK_RUN = _rx.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 # Chinese function characters: a bigram made only of these says nothing of the situation.
 _CJK_STOP = frozenset("的了是在我你他它们这那就都也和与或把被着过吗呢吧啊一个有不没")
+
+
+def _amd_words_key() -> str:
+    """The AMD context's own patterns (the symptoms' AMD flags in the cache follow them)."""
+    from rocmfix.kb import family, matcher  # noqa: PLC0415 - the matcher imports this module
+
+    return "\x1d".join(
+        (matcher._AMD_CONTEXT.pattern, matcher._NOT_AMD.pattern, family._NOT_AMD_TOO.pattern)
+    )
+
+
+def _text_names_amd(text: str) -> bool:
+    """The matcher's AMD context (rocmfix.kb.family.names_amd): AMD, ROCm, Radeon, HIP, gfx ...
+    (Chinese "A卡" too: the AMD card as CSDN writes it)."""
+    from rocmfix.kb.family import names_amd  # noqa: PLC0415 - the matcher imports this module
+
+    return names_amd(text) or "A卡" in text
 
 
 def content_words(text: str) -> frozenset[str]:
