@@ -1,0 +1,103 @@
+"""Failure modes that rounds eb-ej and the older late rounds missed at first sight (issue 11,
+wkb12): each the kind of line upstream code prints, written here in our own words around the
+upstream string, with a near miss that must not be named."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmfix.kb.loader import load_kb
+from rocmfix.kb.matcher import Matcher
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(load_kb(use_cache=False), use_ranker=False)
+
+
+def _top(matcher: Matcher, text: str) -> str | None:
+    top = matcher.explain_text(text).top
+    return top.entry.id if top is not None else None
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        # an extension built against another torch/ROCm: torch's c10::hip namespace symbol is missing
+        (
+            "WARNING [rocm.py:31] Failed to import from myext._C with ImportError('/opt/venv/lib/python3.12/"
+            "site-packages/myext/_C.abi3.so: undefined symbol: _ZN3c103hip19getCurrentHIPStreamEa')",
+            "rocm-library-version-mismatch",
+        ),
+        # at::hip, const member
+        (
+            "ImportError: /home/u/.local/lib/python3.10/site-packages/fa_ext.so: undefined symbol: "
+            "_ZNK2at3hip9HIPStream6streamEv",
+            "rocm-library-version-mismatch",
+        ),
+        # bitsandbytes' CUDA setup inside a ROCm torch process (AMD named): the CUDA build of the companion
+        (
+            "Running on a Radeon RX 6800 with ROCm 5.6\nAttributeError: python3: undefined symbol: cudaRuntimeGetVersion",
+            "cuda-build-on-amd",
+        ),
+        # an app's HIP backend DLL that is present but cannot be loaded: the HIP SDK runtime is not found
+        (
+            "[EXTPROCESS] Can not load shared library: C:\\apps\\sdgui\\stable-diffusion_hipblas.dll\n"
+            "The dll is present at that path. Radeon RX 6700 XT, Windows 11.",
+            "hip-runtime-lib-missing",
+        ),
+        (
+            "error: failed to load library ggml-rocm.dll (AMD Radeon RX 7600)",
+            "hip-runtime-lib-missing",
+        ),
+        # a GPU page fault on an APU whose report describes its UMA memory: the fault, not the GTT cap
+        (
+            "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present or "
+            "supervisor privilege.\nThis is an APU (UMA) system, the iGPU has no dedicated VRAM, all memory is shared\n"
+            "GPU: Radeon 890M, gfx1150",
+            "memory-access-fault",
+        ),
+    ],
+)
+def test_first_sight_failure_mode_names_its_cause(matcher: Matcher, text: str, cause: str) -> None:
+    assert _top(matcher, text) == cause
+
+
+@pytest.mark.parametrize(
+    ("text", "not_cause"),
+    [
+        # a generic c10 symbol (not torch's HIP namespace) is no ROCm evidence by itself
+        (
+            "ImportError: /venv/lib/python3.11/site-packages/myext/_C.so: undefined symbol: "
+            "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs",
+            "rocm-library-version-mismatch",
+        ),
+        # the same CUDA runtime symbol on an NVIDIA box is not ours
+        (
+            "GeForce RTX 3090, CUDA 12.1\nAttributeError: python3: undefined symbol: cudaRuntimeGetVersion",
+            "cuda-build-on-amd",
+        ),
+        # a library that is not a HIP/ROCm backend
+        (
+            "Can not load shared library: C:\\apps\\plugins\\libcasadi_nlpsol_ipopt.dll on my Radeon machine",
+            "hip-runtime-lib-missing",
+        ),
+        # an APU whose allocation fails under the GTT cap stays apu-gtt-memory-limit (no page fault)
+        (
+            "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "512.00 MiB\nRyzen 7 7840U, Radeon 780M, UMA frame buffer size 512M in the BIOS",
+            "memory-access-fault",
+        ),
+    ],
+)
+def test_first_sight_near_miss_is_not_named(matcher: Matcher, text: str, not_cause: str) -> None:
+    assert _top(matcher, text) != not_cause
+
+
+def test_an_apu_oom_under_the_gtt_cap_is_still_named() -> None:
+    m = Matcher(load_kb(use_cache=False), use_ranker=False)
+    text = (
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "512.00 MiB\nRyzen 7 7840U, Radeon 780M, UMA frame buffer size 512M in the BIOS"
+    )
+    assert _top(m, text) == "apu-gtt-memory-limit"
