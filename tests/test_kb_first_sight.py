@@ -50,6 +50,15 @@ def _top(matcher: Matcher, text: str) -> str | None:
             "error: failed to load library ggml-rocm.dll (AMD Radeon RX 7600)",
             "hip-runtime-lib-missing",
         ),
+        # the override told as the cure: the build had no code objects for the card's own gfx
+        (
+            "On Linux my RX 7900 XTX only works when ComfyUI is started as HSA_OVERRIDE_GFX_VERSION=11.0.0 python main.py",
+            "no-binary-for-gpu",
+        ),
+        (
+            "RX 6650 XT (gfx1032): setting HSA_OVERRIDE_GFX_VERSION=10.3.0 in the service fixed it",
+            "no-binary-for-gpu",
+        ),
         # a GPU page fault on an APU whose report describes its UMA memory: the fault, not the GTT cap
         (
             "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present or "
@@ -101,3 +110,18 @@ def test_an_apu_oom_under_the_gtt_cap_is_still_named() -> None:
         "512.00 MiB\nRyzen 7 7840U, Radeon 780M, UMA frame buffer size 512M in the BIOS"
     )
     assert _top(m, text) == "apu-gtt-memory-limit"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "adding HSA_OVERRIDE_GFX_VERSION=10.3.0 does not fix the issue, it still crashes",
+        "HSA_OVERRIDE_GFX_VERSION=10.3.0 didn't help, nothing fixed it",
+        "HSA_OVERRIDE_GFX_VERSION=11.0.0 never fixed the crash",
+    ],
+)
+def test_an_override_tried_in_vain_is_not_read_as_the_cure(matcher: Matcher, line: str) -> None:
+    # (a short line alone is also matched by the entry's typed symptoms; only the signature is asked here)
+    result = matcher.explain_text(line)
+    weights = [e.weight for m in result.matches if m.entry.id == "no-binary-for-gpu" for e in m.evidence]
+    assert weights and max(weights) < 0.5
