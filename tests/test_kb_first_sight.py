@@ -125,3 +125,11 @@ def test_an_override_tried_in_vain_is_not_read_as_the_cure(matcher: Matcher, lin
     result = matcher.explain_text(line)
     weights = [e.weight for m in result.matches if m.entry.id == "no-binary-for-gpu" for e in m.evidence]
     assert weights and max(weights) < 0.5
+
+
+def test_a_windows_access_violation_alone_names_no_cause(matcher: Matcher) -> None:
+    # where the runner died, not why (its bundled rocBLAS, an iGPU, a DLL of another release ...)
+    text = "Radeon 780M, Windows 11\nError: llama runner process has terminated: exit status 0xc0000005"
+    assert _top(matcher, text) is None
+    # a crash told with its own cause-free words and nothing else still reads as the crash on Linux
+    assert _top(matcher, "import torch on my RX 6800: Segmentation fault (core dumped)") == "segfault-at-gpu-init"
