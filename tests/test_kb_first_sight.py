@@ -133,3 +133,44 @@ def test_a_windows_access_violation_alone_names_no_cause(matcher: Matcher) -> No
     assert _top(matcher, text) is None
     # a crash told with its own cause-free words and nothing else still reads as the crash on Linux
     assert _top(matcher, "import torch on my RX 6800: Segmentation fault (core dumped)") == "segfault-at-gpu-init"
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        # ROCm's LLVM and Mesa's in one backtrace (ROCm/ROCm-CompilerSupport#52)
+        (
+            "/nix/store/abc-llvm-22.0.0-rocm-lib/lib/libLLVM.so.22.0(+0x2d57423) [0x746e93757423]\n"
+            "/nix/store/def-llvm-21.1.8-lib/lib/libLLVM.so.21.1(_ZN4llvm15AnalysisManager+0x4ea) [0x74705a]",
+            "mismatch",
+        ),
+        ("#4 in ?? () from /usr/lib/llvm/14/lib64/libLLVM-14.so\n#9 in ?? () from /opt/rocm/llvm/lib/libLLVM.so.17git", "mismatch"),
+        # near misses: one LLVM named, however often; a library that is not LLVM's
+        ("libLLVM.so.19.1(+0x12) [0x1]\nlibLLVM.so.19.1(+0x34) [0x2]", None),
+        ("libLLVM-11jl.so: cannot open shared object file: No such file or directory", None),
+        ("libLLVMSupport.a libLLVMCore.a built with clang 17 and 18", None),
+    ],
+)
+def test_two_llvm_majors_in_one_process_are_a_library_mismatch(text: str, state: str | None) -> None:
+    from rocmfix.kb import family  # noqa: PLC0415
+
+    assert family.lib_state(text) == state
+
+
+def test_a_backtrace_with_two_llvms_names_the_mismatch() -> None:
+    m = Matcher(load_kb(use_cache=False))
+    text = (
+        "Blender crashes with HIP enabled on my RX 9070 XT, Cycles render\n"
+        "/nix/store/abc-llvm-22.0.0-rocm-lib/lib/libLLVM.so.22.0(+0x2d57423) [0x746e93757423]\n"
+        "/nix/store/def-llvm-19.1.7-lib/lib/libLLVM.so.19.1(_ZN4llvm15AnalysisManager+0x4ea) [0x74705a]\n"
+    )
+    top = m.explain_text(text).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch"
+    # near miss: the same crash with one LLVM in the backtrace names no mismatch
+    one = text.replace("libLLVM.so.19.1", "libLLVM.so.22.0")
+    top = m.explain_text(one).top
+    assert top is None or top.entry.id != "rocm-library-version-mismatch"
+    # LLVM's own refusal of a second copy's options, on a ROCm machine
+    reg = "clinfo on ROCm 6.1 with radeonsi\nmesa: CommandLine Error: Option 'h' registered more than once!\nLLVM ERROR: inconsistency in registered CommandLine options"
+    top = m.explain_text(reg).top
+    assert top is not None and top.entry.id == "rocm-library-version-mismatch"

@@ -694,6 +694,24 @@ _DRIVER_BLAMED = _rx.compile(
 )
 
 
+# LLVM's shared library carries its major in the soname ("libLLVM.so.22.0", "libLLVM.so.23.0git",
+# "libLLVM-14.so", Julia's "libLLVM-11jl.so"). ROCm's comgr/HIP compile through ROCm's own LLVM while
+# Mesa's radeonsi (a GL window, Blender's viewport) loads the distribution's: two LLVM majors in one
+# process share unversioned C++ symbols and option registries, and the process aborts or segfaults
+# inside LLVM (ROCm/ROCm-CompilerSupport#52 "comgr ... causes crash if loaded alongside mesa",
+# ROCm/ROCm-OpenCL-Runtime#153, ROCm/legacy-rocm-build#6511 "Symbol collision between ROCm-provided
+# llvm and LLVM of other libraries"; JuliaLang/julia#19606 for the mechanism). A backtrace naming both
+# is two toolchains' libraries meeting, the taxonomy's library mismatch; the cure is one LLVM in the
+# process (preloading ROCm's comgr, a Mesa built against the same LLVM).
+_LLVM_SONAME = _rx.compile(r"\blibLLVM(?:\.so\.|-)(\d{1,2})(?=[.\s(:)'\"]|jl\b|git\b|$)")
+
+
+def _llvm_majors(text: str) -> set[str]:
+    if "libLLVM" not in text:
+        return set()
+    return {m.group(1) for m in _LLVM_SONAME.finditer(text)}
+
+
 def lib_state(text: str) -> str | None:
     """ "mismatch" when the text shows ROCm libraries of two releases meeting.
 
@@ -721,12 +739,17 @@ def lib_state(text: str) -> str | None:
     mends it by rolling the driver back): the driver's HIP runtime changed under ZLUDA
     (:data:`_DRIVER_BLAMED`).
 
+    "mismatch" too where the text names libLLVM of two majors (:data:`_LLVM_SONAME`): ROCm's LLVM
+    and another in one process.
+
     None otherwise: a plain "cannot open shared object file" with nothing else is the library
     missing, not two releases meeting.
     """
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
         return "mismatch"
     if _ZLUDA.search(text) and _DRIVER_BLAMED.search(text):
+        return "mismatch"
+    if len(_llvm_majors(text)) > 1:
         return "mismatch"
     if _TORCH_HIP_GONE.search(text) and (
         torch_builds(text) & {"cuda", "cpu"}
