@@ -59,6 +59,11 @@ def _top(matcher: Matcher, text: str) -> str | None:
             "RX 6650 XT (gfx1032): setting HSA_OVERRIDE_GFX_VERSION=10.3.0 in the service fixed it",
             "no-binary-for-gpu",
         ),
+        # the Raphael iGPU's target as people space it, beside the discrete card meant
+        (
+            "AMD Radeon RX 7900 XT gives a RocBlas error for gfx 1036 instead of gfx 1100",
+            "integrated-gpu-selected",
+        ),
         # a GPU page fault on an APU whose report describes its UMA memory: the fault, not the GTT cap
         (
             "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present or "
@@ -86,6 +91,8 @@ def test_first_sight_failure_mode_names_its_cause(matcher: Matcher, text: str, c
             "GeForce RTX 3090, CUDA 12.1\nAttributeError: python3: undefined symbol: cudaRuntimeGetVersion",
             "cuda-build-on-amd",
         ),
+        # a number that only looks like the target
+        ("Radeon RX 6800 XT: the job ran for 1036 seconds, then gfx clocks dropped", "integrated-gpu-selected"),
         # a library that is not a HIP/ROCm backend
         (
             "Can not load shared library: C:\\apps\\plugins\\libcasadi_nlpsol_ipopt.dll on my Radeon machine",
