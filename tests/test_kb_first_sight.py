@@ -181,3 +181,23 @@ def test_a_backtrace_with_two_llvms_names_the_mismatch() -> None:
     reg = "clinfo on ROCm 6.1 with radeonsi\nmesa: CommandLine Error: Option 'h' registered more than once!\nLLVM ERROR: inconsistency in registered CommandLine options"
     top = m.explain_text(reg).top
     assert top is not None and top.entry.id == "rocm-library-version-mismatch"
+
+
+def test_no_gpu_seen_on_a_gcn4_or_older_card_is_the_unsupported_gpu() -> None:
+    from rocmfix.kb import family  # noqa: PLC0415
+
+    text = "No HIP GPUs are available\nUbuntu 22.04 with [AMD/ATI] Lexa PRO [Radeon 540/540X/550/550X / RX 540X/550/550X]"
+    facts = family.read(text)
+    assert facts[2] == "old" and facts[5:] == ("gcn",)
+    out = family.reorder({"no-gpu-visible": 0.85, "unsupported-gpu-architecture": 0.1}, facts)
+    assert out == {"no-gpu-visible": 0.1, "unsupported-gpu-architecture": 0.85}
+    m = Matcher(load_kb(use_cache=False))
+    top = m.explain_text(text).top
+    assert top is not None and top.entry.id == "unsupported-gpu-architecture"
+    # near misses: a gfx9 card that is "old" (MI25, gfx900) keeps the zero-device reading, as does
+    # a text naming no GPU
+    mi25 = "No HIP GPUs are available\nproduct: Vega 10 [Radeon Instinct MI25 MxGPU] (gfx900)"
+    facts = family.read(mi25)
+    assert facts[2] == "old" and facts[5:] == ()
+    assert family.reorder({"no-gpu-visible": 0.85}, facts)["no-gpu-visible"] == 0.85
+    assert family.read("RuntimeError: No HIP GPUs are available")[5:] == ()

@@ -91,6 +91,7 @@ TOO_OLD_GPU = "unsupported-gpu-architecture"
 ROCM_TOO_OLD = "rocm-too-old-for-gpu"
 LIB_MISSING = "hip-runtime-lib-missing"
 LIB_MISMATCH = "rocm-library-version-mismatch"
+NO_GPU = "no-gpu-visible"
 
 # A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
 _TORCH_TAG = _rx.compile(
@@ -817,17 +818,33 @@ def amd_machine(text: str) -> bool | str:
     return "nvidia" if _NVIDIA_GPU.search(text) else True
 
 
-Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state)
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state[, "gcn"])
+
+
+def _before_gfx9(text: str) -> bool:
+    """Whether every GPU the text names is of GCN 1-4 (gfx6, gfx7, gfx8: Tahiti ... Polaris, Fiji),
+    or only a legacy Radeon name: targets for which no newer ISA is binary-compatible and no
+    override makes current ROCm libraries work (the gfx table's gfx803 row), and which PyTorch's
+    ROCm wheels do not build (their arch lists start at gfx900). Asked only of an "old" text."""
+    gpus = _named_gpus(text)
+    if not gpus:
+        return bool(_LEGACY.search(text))
+    return all(_generation(g) in ("6", "7", "8") for g in gpus)
 
 
 def read(text: str) -> Facts:
-    """The facts of ``text`` this layer uses (see :data:`Facts`)."""
+    """The facts of ``text`` this layer uses (see :data:`Facts`); a sixth, "gcn", only where the
+    GPUs are "old" and all of GCN 1-4 (:func:`_before_gfx9`)."""
     build = torch_build(text)
     amd = amd_machine(text) if build == "cuda" else None
     if amd is False and _NO_NV_DRIVER.search(text):
         # no AMD word, but no NVIDIA driver either: not known to be an NVIDIA machine
         amd = None
-    return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
+    age = gfx_age(text)
+    facts = (build, kfd_state(text), age, amd, lib_state(text))
+    if age == "old" and _before_gfx9(text):
+        facts += ("gcn",)
+    return facts
 
 
 def _swap(conf: dict[str, float], want: str, other: str, bring_in: bool = True) -> None:
@@ -880,6 +897,13 @@ def reorder(
     if age == "old":
         swap(TOO_OLD_GPU, NO_BINARY)
         swap(TOO_OLD_GPU, ROCM_TOO_OLD)
+        if len(facts) > 5 and facts[5] == "gcn":
+            # a runtime that finds no GPU ("No HIP GPUs are available", "no ROCm-capable device is
+            # detected") where every GPU named is of GCN 1-4 (gfx8 and older): the zero devices are
+            # the consequence, the cure the unsupported GPU's (an older stack or another device).
+            # (gfx9 cards such as the MI25 or MI50 are "old" too, but torch's wheels still build
+            # gfx900/gfx906, so a GPU none sees there has other causes: not swapped.)
+            swap(TOO_OLD_GPU, NO_GPU)
     elif age == "newer":
         swap(ROCM_TOO_OLD, NO_BINARY)
         swap(ROCM_TOO_OLD, TOO_OLD_GPU)
@@ -931,6 +955,7 @@ FAMILY_IDS = frozenset(
         NO_BINARY,
         TOO_OLD_GPU,
         ROCM_TOO_OLD,
+        NO_GPU,
     }
 )
 
