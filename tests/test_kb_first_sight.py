@@ -64,6 +64,15 @@ def _top(matcher: Matcher, text: str) -> str | None:
             "AMD Radeon RX 7900 XT gives a RocBlas error for gfx 1036 instead of gfx 1100",
             "integrated-gpu-selected",
         ),
+        # the GPU unused for want of the group permissions ROCR needs on /dev/kfd and the render node
+        (
+            "[Bug] Inference does not use the AMD iGPU on my Ryzen AI Max+ 395 without appropriate permissions",
+            "kfd-permission-denied",
+        ),
+        (
+            "Inside the container the GPUs are not visible due to lack of permissions on /dev/kfd",
+            "kfd-permission-denied",
+        ),
         # a GPU page fault on an APU whose report describes its UMA memory: the fault, not the GTT cap
         (
             "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present or "
@@ -91,6 +100,9 @@ def test_first_sight_failure_mode_names_its_cause(matcher: Matcher, text: str, c
             "GeForce RTX 3090, CUDA 12.1\nAttributeError: python3: undefined symbol: cudaRuntimeGetVersion",
             "cuda-build-on-amd",
         ),
+        # permissions that are not the GPU's (a file the script writes)
+        ("Radeon RX 7900 XT: saving the output fails without appropriate permissions on the output folder", "kfd-permission-denied"),
+        ("the installer cannot write to C:\\Program Files due to lack of permissions", "kfd-permission-denied"),
         # a number that only looks like the target
         ("Radeon RX 6800 XT: the job ran for 1036 seconds, then gfx clocks dropped", "integrated-gpu-selected"),
         # a library that is not a HIP/ROCm backend
