@@ -92,8 +92,6 @@ ROCM_TOO_OLD = "rocm-too-old-for-gpu"
 LIB_MISSING = "hip-runtime-lib-missing"
 LIB_MISMATCH = "rocm-library-version-mismatch"
 NO_GPU = "no-gpu-visible"
-OOM = "gpu-out-of-memory"
-APU_GTT = "apu-gtt-memory-limit"
 
 # A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
 _TORCH_TAG = _rx.compile(
@@ -820,15 +818,7 @@ def amd_machine(text: str) -> bool | str:
     return "nvidia" if _NVIDIA_GPU.search(text) else True
 
 
-Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state[, set-up])
-
-# An APU named: its iGPU by word, by a Radeon iGPU product name or by an APU target
-# (gfx-targets.yaml's APU rows: gfx90c Renoir/Cezanne, gfx1035/gfx1036 Rembrandt/Raphael, gfx1103
-# Phoenix, gfx1150/gfx1151 Strix, gfx1033 Van Gogh), or by the Strix Halo / Ryzen AI names.
-_APU = _rx.compile(
-    r"(?i:\b(?:iGPU|APU|integrated (?:GPU|graphics))\b|\bRadeon (?:8060S|8050S|8040S|890M|880M|860M|840M|"
-    r"780M|760M|740M|680M|660M)\b|\bgfx(?:90c|1033|1035|1103|115[0-3])\b|\bStrix Halo\b|\bRyzen AI\b)"
-)
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state[, "gcn"])
 
 
 def _before_gfx9(text: str) -> bool:
@@ -842,20 +832,9 @@ def _before_gfx9(text: str) -> bool:
     return all(_generation(g) in ("6", "7", "8") for g in gpus)
 
 
-def apu_alone(text: str) -> bool:
-    """Whether the text names an APU and no second GPU or choice between devices
-    (:func:`rocmfix.kb.setups.gpu_choice`): the iGPU is the machine's one ROCm device."""
-    if not _APU.search(text):
-        return False
-    from rocmfix.kb.setups import gpu_choice  # noqa: PLC0415
-
-    return not gpu_choice(text)
-
-
 def read(text: str) -> Facts:
-    """The facts of ``text`` this layer uses (see :data:`Facts`); a sixth, only where one holds,
-    the set-up: a frozenset of "gcn" (the GPUs are "old" and all of GCN 1-4,
-    :func:`_before_gfx9`) and "apu" (an APU alone, :func:`apu_alone`)."""
+    """The facts of ``text`` this layer uses (see :data:`Facts`); a sixth, "gcn", only where the
+    GPUs are "old" and all of GCN 1-4 (:func:`_before_gfx9`)."""
     build = torch_build(text)
     amd = amd_machine(text) if build == "cuda" else None
     if amd is False and _NO_NV_DRIVER.search(text):
@@ -863,13 +842,8 @@ def read(text: str) -> Facts:
         amd = None
     age = gfx_age(text)
     facts = (build, kfd_state(text), age, amd, lib_state(text))
-    setup = set()
     if age == "old" and _before_gfx9(text):
-        setup.add("gcn")
-    if apu_alone(text):
-        setup.add("apu")
-    if setup:
-        facts += (frozenset(setup),)
+        facts += ("gcn",)
     return facts
 
 
@@ -923,7 +897,7 @@ def reorder(
     if age == "old":
         swap(TOO_OLD_GPU, NO_BINARY)
         swap(TOO_OLD_GPU, ROCM_TOO_OLD)
-        if len(facts) > 5 and "gcn" in facts[5]:
+        if len(facts) > 5 and facts[5] == "gcn":
             # a runtime that finds no GPU ("No HIP GPUs are available", "no ROCm-capable device is
             # detected") where every GPU named is of GCN 1-4 (gfx8 and older): the zero devices are
             # the consequence, the cure the unsupported GPU's (an older stack or another device).
@@ -941,11 +915,6 @@ def reorder(
     elif age == "listed" and ROCM_TOO_OLD in out:
         # the ROCm the text names lists the GPU, so the GPU is not newer than it
         out[ROCM_TOO_OLD] = min(out[ROCM_TOO_OLD], 0.45)
-    if len(facts) > 5 and "apu" in facts[5]:
-        # memory exhausted on a machine whose one GPU is an APU's iGPU: the taxonomy's
-        # apu-gtt-memory-limit ("on APUs PyTorch allocations come from the GTT pool ... so
-        # out-of-memory arrives early"), whose cure is the GTT / carve-out size, not a smaller job
-        swap(APU_GTT, OOM)
     if bring_in:
         for want in _defined(facts):
             if want in out and out[want] >= LIFT_FLOOR:
@@ -987,8 +956,6 @@ FAMILY_IDS = frozenset(
         TOO_OLD_GPU,
         ROCM_TOO_OLD,
         NO_GPU,
-        OOM,
-        APU_GTT,
     }
 )
 
