@@ -740,8 +740,8 @@ def lib_state(text: str) -> str | None:
     mends it by rolling the driver back): the driver's HIP runtime changed under ZLUDA
     (:data:`_DRIVER_BLAMED`).
 
-    "mismatch" too where the text names libLLVM of two majors (:data:`_LLVM_SONAME`): ROCm's LLVM
-    and another in one process.
+    "mismatch" too where the text names libLLVM of two majors (:data:`_LLVM_SONAME`) and names
+    AMD's GPU stack: ROCm's LLVM and another in one process.
 
     None otherwise: a plain "cannot open shared object file" with nothing else is the library
     missing, not two releases meeting.
@@ -750,7 +750,9 @@ def lib_state(text: str) -> str | None:
         return "mismatch"
     if _ZLUDA.search(text) and _DRIVER_BLAMED.search(text):
         return "mismatch"
-    if len(_llvm_majors(text)) > 1:
+    if len(_llvm_majors(text)) > 1 and names_amd(text):
+        # (two LLVMs meet in Julia-plus-Mesa or Mesa-plus-app crashes on any vendor's machine too:
+        # only beside ROCm, HIP or an AMD GPU is one of them ROCm's)
         return "mismatch"
     if _TORCH_HIP_GONE.search(text) and (
         torch_builds(text) & {"cuda", "cpu"}
