@@ -65,6 +65,12 @@ Sources of the facts:
   all, is raised to the naming bar (:data:`LIFT_TO`); a GPU's age alone is shared by other
   causes and raises nothing.
 
+* A GPU of GCN 1-4 (gfx8 and older, the gfx table's rows: no binary-compatible newer ISA, no
+  override helps, no PyTorch wheel builds it) makes "the runtime sees no GPU" (no-gpu-visible)
+  the consequence of unsupported-gpu-architecture, which then comes first; two LLVM majors in
+  one text beside AMD's stack (ROCm's LLVM and Mesa's, see :data:`_LLVM_SONAME`) are the
+  library mismatch.
+
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
 """
