@@ -101,10 +101,19 @@ def test_first_sight_failure_mode_names_its_cause(matcher: Matcher, text: str, c
             "cuda-build-on-amd",
         ),
         # permissions that are not the GPU's (a file the script writes)
-        ("Radeon RX 7900 XT: saving the output fails without appropriate permissions on the output folder", "kfd-permission-denied"),
-        ("the installer cannot write to C:\\Program Files due to lack of permissions", "kfd-permission-denied"),
+        (
+            "Radeon RX 7900 XT: saving the output fails without appropriate permissions on the output folder",
+            "kfd-permission-denied",
+        ),
+        (
+            "the installer cannot write to C:\\Program Files due to lack of permissions",
+            "kfd-permission-denied",
+        ),
         # a number that only looks like the target
-        ("Radeon RX 6800 XT: the job ran for 1036 seconds, then gfx clocks dropped", "integrated-gpu-selected"),
+        (
+            "Radeon RX 6800 XT: the job ran for 1036 seconds, then gfx clocks dropped",
+            "integrated-gpu-selected",
+        ),
         # a library that is not a HIP/ROCm backend
         (
             "Can not load shared library: C:\\apps\\plugins\\libcasadi_nlpsol_ipopt.dll on my Radeon machine",
@@ -142,7 +151,9 @@ def test_an_apu_oom_under_the_gtt_cap_is_still_named() -> None:
 def test_an_override_tried_in_vain_is_not_read_as_the_cure(matcher: Matcher, line: str) -> None:
     # (a short line alone is also matched by the entry's typed symptoms; only the signature is asked here)
     result = matcher.explain_text(line)
-    weights = [e.weight for m in result.matches if m.entry.id == "no-binary-for-gpu" for e in m.evidence]
+    weights = [
+        e.weight for m in result.matches if m.entry.id == "no-binary-for-gpu" for e in m.evidence
+    ]
     assert weights and max(weights) < 0.5
 
 
@@ -151,7 +162,10 @@ def test_a_windows_access_violation_alone_names_no_cause(matcher: Matcher) -> No
     text = "Radeon 780M, Windows 11\nError: llama runner process has terminated: exit status 0xc0000005"
     assert _top(matcher, text) is None
     # a crash told with its own cause-free words and nothing else still reads as the crash on Linux
-    assert _top(matcher, "import torch on my RX 6800: Segmentation fault (core dumped)") == "segfault-at-gpu-init"
+    assert (
+        _top(matcher, "import torch on my RX 6800: Segmentation fault (core dumped)")
+        == "segfault-at-gpu-init"
+    )
 
 
 @pytest.mark.parametrize(
@@ -164,7 +178,10 @@ def test_a_windows_access_violation_alone_names_no_cause(matcher: Matcher) -> No
             "/nix/store/def-llvm-21.1.8-lib/lib/libLLVM.so.21.1(_ZN4llvm15AnalysisManager+0x4ea) [0x74705a]",
             "mismatch",
         ),
-        ("#4 in ?? () from /usr/lib/llvm/14/lib64/libLLVM-14.so\n#9 in ?? () from /opt/rocm/llvm/lib/libLLVM.so.17git", "mismatch"),
+        (
+            "#4 in ?? () from /usr/lib/llvm/14/lib64/libLLVM-14.so\n#9 in ?? () from /opt/rocm/llvm/lib/libLLVM.so.17git",
+            "mismatch",
+        ),
         # near miss: two LLVMs in a process that names nothing of AMD (Julia's and Mesa's on an Intel laptop)
         ("julia crashed in libLLVM-11jl.so beside /usr/lib/libLLVM-15.so from iris_dri.so", None),
         # near misses: one LLVM named, however often; a library that is not LLVM's
@@ -173,7 +190,9 @@ def test_a_windows_access_violation_alone_names_no_cause(matcher: Matcher) -> No
         ("libLLVMSupport.a libLLVMCore.a built with clang 17 and 18", None),
     ],
 )
-def test_two_llvm_majors_in_one_process_are_a_library_mismatch(text: str, state: str | None) -> None:
+def test_two_llvm_majors_in_one_process_are_a_library_mismatch(
+    text: str, state: str | None
+) -> None:
     from rocmfix.kb import family  # noqa: PLC0415
 
     assert family.lib_state(text) == state
