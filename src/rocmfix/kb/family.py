@@ -65,6 +65,12 @@ Sources of the facts:
   all, is raised to the naming bar (:data:`LIFT_TO`); a GPU's age alone is shared by other
   causes and raises nothing.
 
+* A GPU of GCN 1-4 (gfx8 and older, the gfx table's rows: no binary-compatible newer ISA, no
+  override helps, no PyTorch wheel builds it) makes "the runtime sees no GPU" (no-gpu-visible)
+  the consequence of unsupported-gpu-architecture, which then comes first; two LLVM majors in
+  one text beside AMD's stack (ROCm's LLVM and Mesa's, see :data:`_LLVM_SONAME`) are the
+  library mismatch.
+
 Only the fact that is unambiguous in the text is used: a report that names two
 torch builds (one tried, one installed) decides nothing.
 """
@@ -91,6 +97,7 @@ TOO_OLD_GPU = "unsupported-gpu-architecture"
 ROCM_TOO_OLD = "rocm-too-old-for-gpu"
 LIB_MISSING = "hip-runtime-lib-missing"
 LIB_MISMATCH = "rocm-library-version-mismatch"
+NO_GPU = "no-gpu-visible"
 
 # A torch version with its local label: "torch 2.3.1+cu121", "torch==2.5.0+rocm6.2", "2.1.0+cpu".
 _TORCH_TAG = _rx.compile(
@@ -694,6 +701,24 @@ _DRIVER_BLAMED = _rx.compile(
 )
 
 
+# LLVM's shared library carries its major in the soname ("libLLVM.so.22.0", "libLLVM.so.23.0git",
+# "libLLVM-14.so", Julia's "libLLVM-11jl.so"). ROCm's comgr/HIP compile through ROCm's own LLVM while
+# Mesa's radeonsi (a GL window, Blender's viewport) loads the distribution's: two LLVM majors in one
+# process share unversioned C++ symbols and option registries, and the process aborts or segfaults
+# inside LLVM (ROCm/ROCm-CompilerSupport#52 "comgr ... causes crash if loaded alongside mesa",
+# ROCm/ROCm-OpenCL-Runtime#153, ROCm/legacy-rocm-build#6511 "Symbol collision between ROCm-provided
+# llvm and LLVM of other libraries"; JuliaLang/julia#19606 for the mechanism). A backtrace naming both
+# is two toolchains' libraries meeting, the taxonomy's library mismatch; the cure is one LLVM in the
+# process (preloading ROCm's comgr, a Mesa built against the same LLVM).
+_LLVM_SONAME = _rx.compile(r"\blibLLVM(?:\.so\.|-)(\d{1,2})(?=[.\s(:)'\"]|jl\b|git\b|$)")
+
+
+def _llvm_majors(text: str) -> set[str]:
+    if "libLLVM" not in text:
+        return set()
+    return {m.group(1) for m in _LLVM_SONAME.finditer(text)}
+
+
 def lib_state(text: str) -> str | None:
     """ "mismatch" when the text shows ROCm libraries of two releases meeting.
 
@@ -721,12 +746,19 @@ def lib_state(text: str) -> str | None:
     mends it by rolling the driver back): the driver's HIP runtime changed under ZLUDA
     (:data:`_DRIVER_BLAMED`).
 
+    "mismatch" too where the text names libLLVM of two majors (:data:`_LLVM_SONAME`) and names
+    AMD's GPU stack: ROCm's LLVM and another in one process.
+
     None otherwise: a plain "cannot open shared object file" with nothing else is the library
     missing, not two releases meeting.
     """
     if _HIP_SYMVER.search(text) or _UNDEF_SYMBOL.search(text):
         return "mismatch"
     if _ZLUDA.search(text) and _DRIVER_BLAMED.search(text):
+        return "mismatch"
+    if len(_llvm_majors(text)) > 1 and names_amd(text):
+        # (two LLVMs meet in Julia-plus-Mesa or Mesa-plus-app crashes on any vendor's machine too:
+        # only beside ROCm, HIP or an AMD GPU is one of them ROCm's)
         return "mismatch"
     if _TORCH_HIP_GONE.search(text) and (
         torch_builds(text) & {"cuda", "cpu"}
@@ -794,17 +826,33 @@ def amd_machine(text: str) -> bool | str:
     return "nvidia" if _NVIDIA_GPU.search(text) else True
 
 
-Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state)
+Facts = tuple  # (torch build, /dev/kfd state, GPU age, AMD machine, HIP library state[, "gcn"])
+
+
+def _before_gfx9(text: str) -> bool:
+    """Whether every GPU the text names is of GCN 1-4 (gfx6, gfx7, gfx8: Tahiti ... Polaris, Fiji),
+    or only a legacy Radeon name: targets for which no newer ISA is binary-compatible and no
+    override makes current ROCm libraries work (the gfx table's gfx803 row), and which PyTorch's
+    ROCm wheels do not build (their arch lists start at gfx900). Asked only of an "old" text."""
+    gpus = _named_gpus(text)
+    if not gpus:
+        return bool(_LEGACY.search(text))
+    return all(_generation(g) in ("6", "7", "8") for g in gpus)
 
 
 def read(text: str) -> Facts:
-    """The facts of ``text`` this layer uses (see :data:`Facts`)."""
+    """The facts of ``text`` this layer uses (see :data:`Facts`); a sixth, "gcn", only where the
+    GPUs are "old" and all of GCN 1-4 (:func:`_before_gfx9`)."""
     build = torch_build(text)
     amd = amd_machine(text) if build == "cuda" else None
     if amd is False and _NO_NV_DRIVER.search(text):
         # no AMD word, but no NVIDIA driver either: not known to be an NVIDIA machine
         amd = None
-    return (build, kfd_state(text), gfx_age(text), amd, lib_state(text))
+    age = gfx_age(text)
+    facts = (build, kfd_state(text), age, amd, lib_state(text))
+    if age == "old" and _before_gfx9(text):
+        facts += ("gcn",)
+    return facts
 
 
 def _swap(conf: dict[str, float], want: str, other: str, bring_in: bool = True) -> None:
@@ -857,6 +905,13 @@ def reorder(
     if age == "old":
         swap(TOO_OLD_GPU, NO_BINARY)
         swap(TOO_OLD_GPU, ROCM_TOO_OLD)
+        if len(facts) > 5 and facts[5] == "gcn":
+            # a runtime that finds no GPU ("No HIP GPUs are available", "no ROCm-capable device is
+            # detected") where every GPU named is of GCN 1-4 (gfx8 and older): the zero devices are
+            # the consequence, the cure the unsupported GPU's (an older stack or another device).
+            # (gfx9 cards such as the MI25 or MI50 are "old" too, but torch's wheels still build
+            # gfx900/gfx906, so a GPU none sees there has other causes: not swapped.)
+            swap(TOO_OLD_GPU, NO_GPU)
     elif age == "newer":
         swap(ROCM_TOO_OLD, NO_BINARY)
         swap(ROCM_TOO_OLD, TOO_OLD_GPU)
@@ -908,6 +963,7 @@ FAMILY_IDS = frozenset(
         NO_BINARY,
         TOO_OLD_GPU,
         ROCM_TOO_OLD,
+        NO_GPU,
     }
 )
 
