@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - interpreters without the C module
 from rocmfix import _rx
 from rocmfix._record import field, record
 from rocmfix.errors import InputError
+from rocmfix.termtext import plain
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
@@ -220,8 +221,9 @@ def clean_line(raw: str) -> str:
         raw = _ANSI_RE.sub("", raw)
     raw = raw.replace("\x00", "").rstrip("\r\n")
     if "\r" in raw:
-        parts = [p for p in raw.split("\r") if p.strip()]
+        parts = [p for p in raw.split("\r") if plain(p).strip()]
         raw = parts[-1] if parts else ""
+    raw = plain(raw)  # no other escape or control character reaches a terminal
     raw = _PREFIX_RE.sub("", raw, count=1)
     if cut:  # no ellipsis where the cut-out part was blank (NUL padding, spaces)
         head, sep, tail = raw.partition(_MARK_TEXT)

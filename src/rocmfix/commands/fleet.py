@@ -63,7 +63,10 @@ def run(args: argparse.Namespace) -> int:
         from rocmfix._lang import locale_lang
 
         lang = locale_lang()
-        sys.stdout.write("\n".join(render(summary, fleet.compress, lang)) + "\n")
+        from rocmfix.termtext import plain
+
+        # Node names and summaries come from other machines' files: no escape reaches the terminal.
+        sys.stdout.write(plain("\n".join(render(summary, fleet.compress, lang))) + "\n")
     status = summary["status"]
     return int(ExitCode.PROBLEMS_FOUND if status["fail"] or status["unreadable"] else ExitCode.OK)
 
