@@ -246,6 +246,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # argparse type checks (the option's name is put in front by argparse)
         ("expected a GPU index (0, 1, ...) or 'all', not {v}", "需要 GPU 编号(0、1……)或 'all',而不是 {v}"),
         ("expected a positive number of seconds, not {v}", "需要正的秒数,而不是 {v}"),
+        ("expected at most 1000000 seconds (about 11 days), not {v}", "最多 1000000 秒(约 11 天),而不是 {v}"),
         ("expected a matrix size from 256 to 32768, not {v}", "需要 256 到 32768 之间的矩阵大小,而不是 {v}"),
         ("expected a whole number, not {v}", "需要整数,而不是 {v}"),
         ("must be 1 or more, not {v}", "必须大于等于 1,而不是 {v}"),

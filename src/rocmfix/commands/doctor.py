@@ -27,13 +27,20 @@ MARKS = {
 """Checklist marks; ``?`` means the check itself crashed or timed out."""
 
 
+MAX_SECONDS = 1_000_000.0
+"""About 11 days: more overflows the thread waits (a traceback), and nobody means more."""
+
+
 def _positive(value: str) -> float:
     try:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if seconds <= 0:
+    # nan compares false with everything: it would pass ``seconds <= 0`` and mean no timeout
+    if not 0 < seconds < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {value!r}")
+    if seconds > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected at most 1000000 seconds (about 11 days), not {value!r}")
     return seconds
 
 

@@ -29,8 +29,10 @@ def _timeout_arg(value: str) -> float:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if not seconds > 0:
+    if not 0 < seconds < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {value!r}")
+    if seconds > 1_000_000:  # more overflows the thread waits (see doctor's MAX_SECONDS)
+        raise argparse.ArgumentTypeError(f"expected at most 1000000 seconds (about 11 days), not {value!r}")
     return seconds
 
 
