@@ -217,6 +217,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("--out {p}: cannot write ({why})", "--out {p}:无法写入({why})"),
         ("cannot read input ({why})", "无法读取输入({why})"),
         ("no doctor results found in {p}", "在 {p} 中没有找到诊断结果"),
+        ("stdin: more than 64 MiB of doctor output", "标准输入:诊断输出超过 64 MiB"),
         # the knowledge base file
         ("{p}: is a directory, expected a YAML file", "{p} 是目录,这里需要一个 YAML 文件"),
         ("{p}: not UTF-8 text", "{p}:不是 UTF-8 文本"),
@@ -446,6 +447,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("use indices such as 0 or 0,1", "请用 `0` 或 `0,1` 这样的编号"),
         ("give the path of your training env's python", "请给出训练环境中 python 的路径"),
         ("choose a new directory", "请选一个新目录"),
+        (
+            "save each node's `rocmfix doctor --json` in one folder and summarize the folder",
+            "把每个节点的 `rocmfix doctor --json` 存到同一个文件夹,再汇总这个文件夹",
+        ),
         (
             'rocmfix explain "hipErrorNoBinaryForGpu"  or  python train.py 2>&1 | rocmfix explain -',
             '例如 `rocmfix explain "hipErrorNoBinaryForGpu"` 或 `python train.py 2>&1 | rocmfix explain -`',

@@ -19,23 +19,30 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _run(
-    *args: str, stdin: bytes | None = None, timeout: float = 60, mem_mib: int = 0, **kw: object
+    *args: str, stdin: bytes | str | None = None, timeout: float = 60, mem_mib: int = 0, **kw: object
 ) -> subprocess.CompletedProcess[str]:
+    """``stdin`` is bytes to send, or the path of a file to read from (``/dev/zero``)."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
 
     def limit() -> None:
         if mem_mib:
             resource.setrlimit(resource.RLIMIT_AS, (mem_mib << 20, mem_mib << 20))
 
+    if isinstance(stdin, str):
+        with open(stdin, "rb") as fh:
+            return _run(*args, timeout=timeout, mem_mib=mem_mib, stdin_fh=fh, **kw)
+    fh = kw.pop("stdin_fh", None)
+    if kw.pop("stdin_closed", False):
+        kw["preexec_fn"] = lambda: (limit(), os.close(0))
+        fh = subprocess.DEVNULL
     proc = subprocess.run(
         [sys.executable, "-m", "rocmfix", *args],
         input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
+        stdin=fh if fh is not None else None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         timeout=timeout,
         env=env,
-        preexec_fn=limit,
-        **kw,  # type: ignore[arg-type]
+        **{"preexec_fn": limit, **kw},  # type: ignore[arg-type]
     )
     return subprocess.CompletedProcess(
         proc.args, proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
@@ -73,3 +80,55 @@ def test_a_timeout_that_is_not_a_usable_number_of_seconds_is_a_usage_error(
     proc = _run(*args, value)
     _refused(proc, value)
     assert not (tmp_path / "snap").exists()
+
+
+# ---------------------------------------------------------------- files that never end
+
+
+def test_fleet_refuses_a_fifo_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "node1.json"
+    os.mkfifo(fifo)
+    proc = _run("fleet", "summarize", str(fifo), timeout=30)  # it waited for a writer forever
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    assert "FIFO" in proc.stdout, proc.stdout
+
+
+def test_fleet_stops_reading_an_endless_stdin(tmp_path: Path) -> None:
+    proc = _run("fleet", "summarize", "-", stdin="/dev/zero", mem_mib=1500, timeout=60)
+    _refused(proc, "stdin")  # it read until a MemoryError traceback
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_kb_eval_refuses_a_fifo_or_a_device_at_once(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "cases.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    proc = _run("kb", "eval", str(path), mem_mib=1500, timeout=30)  # a hang, or memory without end
+    _refused(proc, str(path))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "--no-torch", "--out", "OUT"],
+        ["fix", "set-env", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "--apply"],
+    ],
+)
+def test_a_question_answered_by_an_endless_stdin_is_a_no(tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "report.md"
+    args = [str(out) if a == "OUT" else a for a in args]
+    proc = _run(*args, stdin="/dev/zero", mem_mib=1500, timeout=60)  # readline() without end
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode in (1, 2), proc.stderr
+    assert not out.exists()
+    assert not (Path(os.environ["HOME"]) / ".bashrc").exists()
+
+
+@pytest.mark.parametrize("args", [["fleet", "summarize", "-"], ["tui"], ["-"]])
+def test_a_closed_stdin_is_one_line_not_a_traceback(args: list[str]) -> None:
+    # sys.stdin is None when fd 0 is closed (`rocmfix fleet summarize - <&-`)
+    proc = _run(*args, stdin_fh=None, timeout=30, close_fds=True, pass_fds=(), stdin_closed=True)
+    _refused(proc)

@@ -337,10 +337,12 @@ def noise_lines(n: int, seed: int = 0) -> list[str]:
 
 
 def _read_cases(path: str) -> list[dict[str, Any]]:
-    try:
-        raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    from rocmfix import safeio  # noqa: PLC0415
+
+    try:  # a FIFO waited for a writer forever, /dev/zero filled memory
+        raw = safeio.read_bytes(path, 256 * safeio.MiB).decode("utf-8", errors="replace")
     except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+        raise InputError(f"{path}: cannot read ({safeio.describe(err)})") from None
     cases = []
     for n, line in enumerate(raw.splitlines(), 1):
         if not line.strip():

@@ -113,8 +113,8 @@ def _write(text: str, out: Path, yes: bool) -> int:
 
 def _confirm(question: str) -> bool:
     print(question, end="", file=sys.stderr, flush=True)
-    try:
-        answer = sys.stdin.readline()
-    except (OSError, ValueError):
+    try:  # bounded: /dev/zero as stdin has no line end; a closed stdin is None
+        answer = sys.stdin.readline(4096)
+    except (OSError, ValueError, AttributeError):
         return False
     return answer.strip().lower() in ("y", "yes")
