@@ -7,7 +7,9 @@ a hang or unbounded memory.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import resource
 import subprocess
 import sys
@@ -132,3 +134,44 @@ def test_a_closed_stdin_is_one_line_not_a_traceback(args: list[str]) -> None:
     # sys.stdin is None when fd 0 is closed (`rocmfix fleet summarize - <&-`)
     proc = _run(*args, stdin_fh=None, timeout=30, close_fds=True, pass_fds=(), stdin_closed=True)
     _refused(proc)
+
+
+# ---------------------------------------------------------------- report --out
+
+
+def test_report_out_never_replaces_a_fifo_or_a_device_node(tmp_path: Path) -> None:
+    # `--out /dev/full` (as root) renamed the report over the device node itself
+    fifo = tmp_path / "report.md"
+    os.mkfifo(fifo)
+    proc = _run("report", "--no-torch", "--out", str(fifo), "--yes", timeout=60)
+    _refused(proc, "FIFO")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]  # no temporary left
+
+
+def test_report_out_through_a_symlink_writes_the_file_and_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "reports" / "bug.md"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "bug.md"
+    link.symlink_to(real)
+    proc = _run("report", "--no-torch", "--out", str(link), "--yes", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text().startswith("## rocmfix report")
+
+
+def test_report_out_on_a_read_only_file_system_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the temporary file could not be written, and its clean-up raised EROFS again: a traceback
+    from hostile_util import cli
+
+    def erofs(self: Path, *a: object, **k: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_text", erofs)
+    monkeypatch.setattr(Path, "unlink", erofs)
+    got = cli(["report", "--no-torch", "--out", str(tmp_path / "r.md"), "--yes"])
+    got.clean_refusal()
+    assert "Read-only file system" in got.err
