@@ -78,6 +78,38 @@ def read_head(path: str | os.PathLike[str], limit: int) -> tuple[bytes, bool]:
     return data[:limit], len(data) > limit
 
 
+def read_head_tail(fh: BinaryIO, head: int, tail: int) -> tuple[bytes, int]:
+    """All of ``fh`` when it holds at most ``head + tail`` bytes, else its first ``head``
+    and last ``tail`` bytes, with the number of bytes left out between them.
+
+    Memory stays under ``head + 2 * tail``: a seekable file is not read in the middle
+    at all, a pipe is read through with only its latest ``tail`` bytes kept.
+    """
+    first = fh.read(head + tail)
+    if len(first) < head + tail:
+        return first, 0
+    buf = bytearray(first[head:])
+    gap = 0
+    try:
+        seekable = fh.seekable()
+    except (OSError, ValueError):
+        seekable = False
+    if seekable:
+        pos = fh.tell()
+        end = fh.seek(0, os.SEEK_END)
+        start = max(pos, end - tail)
+        fh.seek(start)
+        gap = start - pos
+    skipped = 0
+    while chunk := fh.read(1 << 20):
+        buf += chunk
+        if len(buf) > tail:
+            drop = len(buf) - tail
+            del buf[:drop]
+            skipped += drop
+    return first[:head] + bytes(buf), skipped + gap
+
+
 class CappedReader(io.RawIOBase):
     """A binary stream that raises ``OSError(EFBIG)`` once more than ``limit`` bytes came out."""
 

@@ -456,3 +456,27 @@ def test_kb_search_in_chinese_ranks_lists_and_says_when_nothing_matches() -> Non
         assert "0 / 34" in screen and "No entry matches" not in screen, screen
         term.press("C-q")
         assert term.exit_status() == 0
+
+
+def _peak_rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def test_a_log_of_gigabytes_opens_in_bounded_memory_and_its_tail_is_matched(tmp_path: Path) -> None:
+    # The session read the whole file into memory: 3.4 GB resident for a 2 GB log (waudit).
+    log = tmp_path / "train.log"
+    with log.open("wb") as fh:
+        fh.write(b"".join(b"step %d loss 0.5 lr 3e-4\n" % i for i in range(10_000)))
+        fh.seek(1536 << 20)  # a hole: the disk holds none of it, a reader sees 1.5 GB
+        fh.write(b"".join(b"step %d loss 0.4 lr 3e-4 tail\n" % i for i in range(2_000_000)))
+        fh.write(THREE.encode())
+    with app((120, 40), str(log)) as term:
+        screen = term.wait_for("gpu-out-of-memory", timeout=180)
+        peak = _peak_rss_mib(term.pid())
+        print(f"peak RSS {peak:.0f} MiB; {status_line(screen).strip()}")
+        assert peak < 1024, screen
+        loaded = float(re.search(r"\(([\d.,]+) MB, showing", status_line(screen)).group(1))  # type: ignore[union-attr]
+        assert 50 < loaded < 70, screen  # its first 8 and last 56 MiB, not 1.6 GB
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0

@@ -97,7 +97,9 @@ def read_piped_stdin() -> str:
             hint="python train.py 2>&1 | rocmfix -",
         )
     print("rocmfix: reading the log from stdin… (ctrl+c to stop)", file=sys.stderr)
-    data = sys.stdin.buffer.read().decode("utf-8", "replace")
+    from rocmfix.screens.session import bounded_log_text
+
+    data = bounded_log_text(sys.stdin.buffer, "-")  # a pipe that never ends costs 64 MiB
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
