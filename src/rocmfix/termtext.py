@@ -31,3 +31,11 @@ def plain(text: str) -> str:
     if _CONTROL.search(text) is None:
         return text
     return _CONTROL.sub("", _SEQUENCE.sub("", text))
+
+
+def without_sequences(text: str) -> str:
+    """``text`` without terminal escape sequences; other characters (CR, tab) stay."""
+    return _SEQUENCE.sub("", text) if ("\x1b" in text or _C1.search(text)) else text
+
+
+_C1 = _rx.compile(r"[\x90-\x9f]")

@@ -480,3 +480,27 @@ def test_a_log_of_gigabytes_opens_in_bounded_memory_and_its_tail_is_matched(tmp_
         assert 50 < loaded < 70, screen  # its first 8 and last 56 MiB, not 1.6 GB
         term.press("C-q")
         assert term.exit_status(timeout=60) == 0
+
+
+@pytest.mark.parametrize(
+    "esc",
+    ["\x1b[31mRED\x1b[0m", "\x1b]0;TITLE\x07", "\x1bc", "\x1b(0"],
+    ids=["colour", "osc-title", "reset", "charset"],
+)
+def test_a_paste_with_escape_codes_arrives_whole_in_order(esc: str) -> None:
+    # Textual's parser took the ESC inside a bracketed paste for the start of a key
+    # sequence: up to 32 characters after it were typed as keys at the cursor, the
+    # rest pasted after them, so the lines came out merged and out of order (waudit).
+    text = f"RuntimeError: HIP error: invalid device function {esc} one\nhipErrorNoBinaryForGpu {esc} two\n"
+    with app((120, 30)) as term:
+        term.wait_ready(READY)
+        term.paste(text)
+        screen = term.wait_for(lambda s: "lines ·" in s and "no-binary-for-gpu" in s, timeout=60)
+        assert status_line(screen).strip().startswith("2 lines"), screen
+        rows = screen.splitlines()
+        first = next(i for i, r in enumerate(rows) if "invalid device function" in r)
+        assert "one" in rows[first] and "hipErrorNoBinaryForGpu" in rows[first + 1], screen
+        assert "two" in rows[first + 1], screen
+        assert "^[" not in screen and "^]" not in screen and "^c" not in screen, screen
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
