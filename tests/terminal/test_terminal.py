@@ -504,3 +504,48 @@ def test_a_paste_with_escape_codes_arrives_whole_in_order(esc: str) -> None:
         assert "^[" not in screen and "^]" not in screen and "^c" not in screen, screen
         term.press("C-q")
         assert term.exit_status(timeout=60) == 0
+
+
+def _pane_title(term: Terminal) -> str:
+    return term._tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip()
+
+
+ESCAPES = "\x1b]0;PWNED\x07 \x1bc \x1b(0\x0e lqqk \x1b[31mRED\x1b[0m \u009d2;C1PWNED\u009c"
+
+
+def test_a_log_with_escape_codes_opens_without_driving_the_terminal(tmp_path: Path) -> None:
+    # The text area drew the log as it was: OSC 0 set the window title, ESC c reset
+    # the terminal and blanked the rows above it (waudit).
+    log = tmp_path / "train.log"
+    log.write_text(
+        f"RuntimeError: HIP error: invalid device function {ESCAPES}\nhipErrorNoBinaryForGpu {ESCAPES}\n",
+        encoding="utf-8",
+    )
+    with app((120, 30), str(log)) as term:
+        before = _pane_title(term)
+        screen = term.wait_for(lambda s: "no-binary-for-gpu" in s and "2 lines" in s, timeout=60)
+        time.sleep(1)
+        screen = term.screen()
+        assert "PWNED" not in _pane_title(term), _pane_title(term)
+        assert _pane_title(term) == before or "rocmfix" in _pane_title(term)
+        assert screen.splitlines()[0].strip().endswith("rocmfix"), screen  # the header row survived
+        assert "invalid device function" in screen and "lqqk RED" in screen, screen
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+
+
+def test_the_doctor_screen_on_a_hostile_snapshot_does_not_drive_the_terminal(tmp_path: Path) -> None:
+    snap = tmp_path / "snap"
+    (snap / "root" / "etc").mkdir(parents=True)
+    (snap / "root" / "etc" / "os-release").write_text(f'PRETTY_NAME="Evil {ESCAPES} Linux"\n')
+    (snap / "snapshot.json").write_text('{"schema": "rocmfix.snapshot/1"}')
+    with app((120, 40), "--snapshot", str(snap)) as term:
+        term.wait_ready(READY)
+        term.press("F3")
+        screen = term.wait_for("Operating system", timeout=60)
+        time.sleep(2)
+        screen = term.screen()
+        assert "PWNED" not in _pane_title(term), _pane_title(term)
+        assert "Evil" in screen and "Linux" in screen, screen
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
