@@ -8,7 +8,9 @@ a hang or unbounded memory.
 from __future__ import annotations
 
 import errno
+import json
 import os
+import re
 import stat
 import resource
 import subprocess
@@ -175,3 +177,31 @@ def test_report_out_on_a_read_only_file_system_is_one_line(
     got = cli(["report", "--no-torch", "--out", str(tmp_path / "r.md"), "--yes"])
     got.clean_refusal()
     assert "Read-only file system" in got.err
+
+
+# ---------------------------------------------------------------- a lying --python
+
+
+def test_verify_with_a_lying_interpreter_prints_no_markup_error_and_no_escapes(tmp_path: Path) -> None:
+    # A stage named "[/bold]" was printed as rich markup: a MarkupError traceback;
+    # escapes in its version, details and stderr reached the terminal.
+    fake = tmp_path / "python"
+    events = [
+        {"event": "hello"},
+        {"event": "done", "stage": "import", "seconds": 0.1,
+         "data": {"version": "9.9\x1b]0;TITLE\x07", "flavour": "rocm", "hip": "6.2"}},
+        {"event": "done", "stage": "[/bold]x\x1bc", "seconds": 0.1, "detail": "d \x1b]0;T\x07 [red]R[/red]"},
+        {"event": "fail", "stage": "init", "seconds": 0.1, "message": "m \x1b]52;c;eA==\x07"},
+        {"event": "end", "elapsed": 1},
+    ]
+    body = "".join(f"print({json.dumps(json.dumps(e))})\n" for e in events)
+    fake.write_text(
+        f"#!{sys.executable}\nimport sys\n{body}"
+        "print('ImportError: \\x1b]0;PWN\\x07 \\x1bc', file=sys.stderr)\nsys.exit(1)\n"
+    )
+    fake.chmod(0o755)
+    proc = _run("verify", "--python", str(fake), timeout=60)
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out, out[-2000:]
+    assert proc.returncode == 1, out[-2000:]
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out), out[-2000:]
