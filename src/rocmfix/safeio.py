@@ -132,6 +132,38 @@ class CappedReader(io.RawIOBase):
         super().close()
 
 
+class Utf16Reader(io.RawIOBase):
+    """UTF-16 text (with its BOM) read as UTF-8 bytes, so a Windows log scans like any other.
+
+    Windows PowerShell 5.1 writes redirected output (``python train.py *> log.txt``)
+    as UTF-16 LE with a BOM; the scanners read UTF-8.
+    """
+
+    def __init__(self, inner: BinaryIO) -> None:
+        import codecs  # noqa: PLC0415 - only for UTF-16 input
+
+        self.inner = inner
+        self.decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self.pending:
+            raw = self.inner.read(max(2, len(buffer) // 2 * 2))
+            self.pending = self.decoder.decode(raw, final=not raw).encode("utf-8", "surrogatepass")
+            if not raw:
+                break
+        n = min(len(buffer), len(self.pending))
+        buffer[:n], self.pending = self.pending[:n], self.pending[n:]
+        return n
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
 
 
@@ -148,6 +180,8 @@ def open_stream(
         magic = fh.peek(6)[:6]  # type: ignore[attr-defined]
     except (OSError, ValueError):
         return fh
+    if magic.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 BOM
+        return io.BufferedReader(Utf16Reader(fh), 1 << 20)  # type: ignore[return-value]
     for sig, kind in _MAGIC:
         if magic.startswith(sig) and (kind != "bz2" or magic[3:4].isdigit()):
             if kind == "gzip":

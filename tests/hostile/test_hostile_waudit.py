@@ -205,3 +205,25 @@ def test_verify_with_a_lying_interpreter_prints_no_markup_error_and_no_escapes(t
     assert "Traceback" not in out, out[-2000:]
     assert proc.returncode == 1, out[-2000:]
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out), out[-2000:]
+
+
+# ---------------------------------------------------------------- a Windows log
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_utf16_log_with_a_bom_is_read_as_text(tmp_path: Path, encoding: str, how: str) -> None:
+    # Windows PowerShell's `python train.py *> log.txt` writes UTF-16 with a BOM and CRLF;
+    # it was refused as "binary data, not a text log".
+    text = "Traceback (most recent call last):\r\nRuntimeError: HIP error: invalid device function\r\n" * 3
+    data = ("\ufeff" + text).encode("utf-16-be") if encoding == "utf-16-be" else text.encode("utf-16")
+    log = tmp_path / "log.txt"
+    log.write_bytes(data)
+    if how == "file":
+        proc = _run("explain", "-f", str(log), "--json", timeout=60)
+    else:
+        proc = _run("explain", "-", "--json", stdin=str(log), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["matches"][0]["id"] == "no-binary-for-gpu", doc["matches"][:1]
+    assert doc["input"]["lines"] == 6, doc["input"]
