@@ -227,3 +227,15 @@ def test_a_utf16_log_with_a_bom_is_read_as_text(tmp_path: Path, encoding: str, h
     doc = json.loads(proc.stdout)
     assert doc["matches"][0]["id"] == "no-binary-for-gpu", doc["matches"][:1]
     assert doc["input"]["lines"] == 6, doc["input"]
+
+
+# ---------------------------------------------------------------- kb --kb FILE validate
+
+
+def test_kb_validate_checks_the_file_given_with_kb(tmp_path: Path) -> None:
+    # `rocmfix kb --kb mine.yaml validate` said "ok" about the built-in KB alone
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("schema: rocmfix.kb/1\nentries:\n  - id: Bad Id\n")
+    proc = _run("kb", "--kb", str(mine), "validate", timeout=60)
+    assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+    assert f"FAIL  {mine}" in proc.stdout, proc.stdout

@@ -176,6 +176,7 @@ def _validate(args: argparse.Namespace) -> int:
         kbd = user_kb_dir()
         if kbd.is_dir():
             paths += sorted(p for p in kbd.iterdir() if p.suffix in (".yaml", ".yml"))
+    paths += [Path(p) for p in args.kb if Path(p) not in paths]  # `kb --kb FILE validate`
     report, bad = [], 0
     for path in paths:
         try:
