@@ -239,3 +239,23 @@ def test_kb_validate_checks_the_file_given_with_kb(tmp_path: Path) -> None:
     proc = _run("kb", "--kb", str(mine), "validate", timeout=60)
     assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
     assert f"FAIL  {mine}" in proc.stdout, proc.stdout
+
+
+# ---------------------------------------------------------------- --snapshot on a garbage dir
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dir"])
+@pytest.mark.parametrize("command", [["doctor"], ["report", "--no-torch"], ["install-plan"]])
+def test_a_snapshot_json_that_is_not_a_file_is_refused_at_once(
+    tmp_path: Path, kind: str, command: list[str]
+) -> None:
+    # a FIFO named snapshot.json waited for a writer forever
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    if kind == "fifo":
+        os.mkfifo(snap / "snapshot.json")
+    else:
+        (snap / "snapshot.json").mkdir()
+    proc = _run(*command, "--snapshot", str(snap), timeout=30)
+    _refused(proc, "snapshot.json")
+    assert "Errno" not in proc.stderr, proc.stderr
