@@ -135,7 +135,9 @@ def _read(path: Path) -> list[Node]:
             else:
                 raw = fh.read(_READ_LIMIT + 1)
     except (OSError, EOFError) as err:
-        return [Node(name_from_file(path), str(path), None, f"cannot read ({safeio.describe(err)})")]
+        return [
+            Node(name_from_file(path), str(path), None, f"cannot read ({safeio.describe(err)})")
+        ]
     if len(raw) > _READ_LIMIT:
         return [Node(name_from_file(path), str(path), None, "larger than 16 MiB")]
     return parse_text(raw.decode("utf-8", errors="replace"), path)

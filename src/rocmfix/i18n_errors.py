@@ -507,6 +507,9 @@ def translate(text: str, table: Sequence[tuple[re.Pattern[str], str]], lang: str
 
 def warning(problem: str, lang: str) -> str:
     """The ``rocmfix: warning: PROBLEM`` line in ``lang`` (a problem no table knows stays English)."""
+    from rocmfix.termtext import plain  # a problem names a file: foreign text
+
+    problem = plain(problem)
     if lang != "zh":
         return "rocmfix: warning: " + problem
     tail = ""

@@ -101,9 +101,9 @@ if _Base is not None:
             seen, off = self._recent + data, len(self._recent)
             in_paste, out, i = self._in_paste, [], 0
             while i < len(seen):
-                if in_paste and seen[i] == ESC and i >= off and END.startswith(seen[i:]):
-                    if len(seen) - i < len(END):
-                        return "".join(out), len(seen) - i
+                tail = seen[i:]
+                if in_paste and i >= off and len(tail) < len(END) and END.startswith(tail):
+                    return "".join(out), len(tail)  # (END starts with ESC: so does tail)
                 for marker, state in ((START, True), (END, False)):
                     if seen.startswith(marker, i):
                         in_paste = state

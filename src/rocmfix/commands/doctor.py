@@ -40,7 +40,9 @@ def _positive(value: str) -> float:
     if not 0 < seconds < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {value!r}")
     if seconds > MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"expected at most 1000000 seconds (about 11 days), not {value!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected at most 1000000 seconds (about 11 days), not {value!r}"
+        )
     return seconds
 
 

@@ -65,7 +65,9 @@ def _failure_panel(result: VerifyResult, lang: str = "en") -> Panel:
     kind = FAILURE_KIND_ZH.get(f.kind.value, f.kind.value) if lang == "zh" else f.kind.value
     kind += f" ({f.signal})" if f.signal else ""
     where = stage(f.stage, STAGES.get(f.stage, f.stage), lang)
-    lines.append(plain(verify_word(lang, "failed_at", kind=kind, stage=where)) + "\n", style="bold red")
+    lines.append(
+        plain(verify_word(lang, "failed_at", kind=kind, stage=where)) + "\n", style="bold red"
+    )
     lines.append(plain(verify_detail(f.message, lang)) + "\n")
     if f.kb_ids:
         lines.append(verify_word(lang, "explained"), style="bold")
@@ -89,7 +91,9 @@ def render(result: VerifyResult, lang: str = "en") -> Group:
     if result.devices:
         parts.append(_device_table(result, lang))
     for note in result.notes:
-        parts.append(Text(plain(verify_word(lang, "note", note=summary(note, lang))), style="yellow"))
+        parts.append(
+            Text(plain(verify_word(lang, "note", note=summary(note, lang))), style="yellow")
+        )
     for kb_id in result.kb_hints:
         parts.append(Text(verify_word(lang, "read", id=kb_id), style="yellow"))
     if result.failure is not None:
