@@ -45,6 +45,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("{p}: permission denied", "{p}:没有读取权限"),
         ("{p}: is a directory, expected a log file", "{p} 是目录,这里需要一个日志文件"),
         ("{p}: cannot read ({why})", "{p}:无法读取({why})"),
+        ("cannot read snapshot {p}: {why}", "无法读取快照 {p}:{why}"),
         ("cannot read {p}: {why}", "无法读取 {p}:{why}"),
         ("{p}: looks like binary data, not a text log", "{p} 看起来是二进制数据,不是文本日志"),
         ("the input looks like binary data, not a text log", "输入看起来是二进制数据,不是文本日志"),
@@ -235,7 +236,6 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("{p}: '{key}' must be a mapping, not {kind}", "{p}:'{key}' 必须是映射,而不是 {kind}"),
         ("{p}: '{key}' must be a mapping or null", "{p}:'{key}' 必须是映射或 null"),
         ("{p}: 'user' is malformed", "{p}:'user' 格式不对"),
-        ("cannot read snapshot {p}: {why}", "无法读取快照 {p}:{why}"),
         # verify
         ("no interpreter at {p}", "{p} 处没有解释器"),
         ("{p} is not executable", "{p} 不可执行"),
@@ -252,6 +252,17 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("expected a whole number, not {v}", "需要整数,而不是 {v}"),
         ("must be 1 or more, not {v}", "必须大于等于 1,而不是 {v}"),
         ("interrupted", "已中断"),
+        # reasons carried inside another refusal ({why}): safeio's and the system's own
+        ("is a FIFO, not a regular file", "是 FIFO(命名管道),不是普通文件"),
+        ("is a device, not a regular file", "是设备文件,不是普通文件"),
+        ("is a directory, not a regular file", "是目录,不是普通文件"),
+        ("is a socket, not a regular file", "是套接字,不是普通文件"),
+        ("larger than {n}", "大于 {n}"),
+        ("Too many levels of symbolic links", "符号链接层数过多(可能是循环链接)"),
+        ("No space left on device", "磁盘空间不足"),
+        ("Read-only file system", "只读文件系统"),
+        ("Permission denied", "没有权限"),
+        ("Is a directory", "是目录"),
         # warnings: a KB file or a journal line that was skipped, the state rocmfix reads
         ("not UTF-8", "不是 UTF-8"),
         ("unreadable journal line ({x})", "无法读取的修复记录行({x})"),

@@ -30,7 +30,7 @@ def _run(
     **kw: object,
 ) -> subprocess.CompletedProcess[str]:
     """``stdin`` is bytes to send, or the path of a file to read from (``/dev/zero``)."""
-    env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1", **kw.pop("extra_env", {})}  # type: ignore[dict-item]
 
     def limit() -> None:
         if mem_mib:
@@ -282,3 +282,12 @@ def test_a_snapshot_json_that_is_not_a_file_is_refused_at_once(
     proc = _run(*command, "--snapshot", str(snap), timeout=30)
     _refused(proc, "snapshot.json")
     assert "Errno" not in proc.stderr, proc.stderr
+
+
+def test_the_reason_inside_a_chinese_refusal_is_chinese_too(tmp_path: Path) -> None:
+    # "rocmfix：fifo：无法读取（is a FIFO, not a regular file）"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    proc = _run("explain", "-f", str(fifo), timeout=30, extra_env={"LANG": "zh_CN.UTF-8"})
+    _refused(proc, "无法读取", "命名管道")
+    assert "regular file" not in proc.stderr, proc.stderr
