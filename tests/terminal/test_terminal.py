@@ -551,3 +551,50 @@ def test_the_doctor_screen_on_a_hostile_snapshot_does_not_drive_the_terminal(
         assert "Evil" in screen and "Linux" in screen, screen
         term.press("C-q")
         assert term.exit_status(timeout=60) == 0
+
+
+@pytest.mark.parametrize("how", ["ctrl-q", "sigterm"])
+def test_quitting_during_verify_ends_a_grandchild_holding_its_output(
+    tmp_path: Path, how: str
+) -> None:
+    # The verify child's orphan kept its stdout open: the runner waited for EOF until
+    # the 90 s stall timeout, and the app (ctrl+q or SIGTERM) with it (waudit).
+    import psutil
+
+    pidfile = tmp_path / "grandchild.pid"
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\nimport os, time\n"
+        "if os.fork() == 0:\n"  # `(sleep 1000 &)`: an orphan in the child's group
+        "    if os.fork() == 0:\n"
+        f"        open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(300)\n"  # keeps the pipes it inherited
+        "    os._exit(0)\n"
+        "time.sleep(300)\n"
+    )
+    fake.chmod(0o755)
+    with app((100, 30), "--python", str(fake)) as term:
+        term.wait_ready(READY)
+        term.press("F4")
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text().strip()):
+            assert time.monotonic() < deadline, term.screen()
+            time.sleep(0.05)
+        grandchild = int(pidfile.read_text())
+        started = time.monotonic()
+        if how == "ctrl-q":
+            term.press("C-q")
+        else:
+            os.kill(term.pid(), signal.SIGTERM)
+        code = term.exit_status(timeout=30)
+        took = time.monotonic() - started
+    time.sleep(0.3)
+    try:
+        alive = psutil.Process(grandchild).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        alive = False
+    if alive:
+        os.kill(grandchild, signal.SIGKILL)
+    assert code == (0 if how == "ctrl-q" else 128 + signal.SIGTERM), code
+    assert took < 10, f"the app took {took:.1f}s to quit"
+    assert not alive, "the verify child's grandchild outlived the app"
