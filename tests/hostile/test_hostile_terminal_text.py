@@ -184,3 +184,11 @@ def test_refusals_and_warnings_naming_a_hostile_file_name_print_no_escapes(tmp_p
     (kbd / "team\x1b]0;PWNED\x07.yaml").write_text("not: [valid")
     out = _clean(_run("explain", "hipErrorNoBinaryForGpu"))
     assert "warning" in out and "file skipped" in out, out
+
+
+def test_kb_eval_prints_no_escapes_from_a_cases_file(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.jsonl"
+    row = {"text": f"hipErrorNoBinaryForGpu {HOSTILE}", "label": f"gpu-hang-or-reset{HOSTILE}"}
+    cases.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    out = _clean(_run("kb", "eval", str(cases)))
+    assert "miss" in out, out

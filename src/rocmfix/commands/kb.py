@@ -339,6 +339,7 @@ def noise_lines(n: int, seed: int = 0) -> list[str]:
 
 def _read_cases(path: str) -> list[dict[str, Any]]:
     from rocmfix import safeio  # noqa: PLC0415
+    from rocmfix.termtext import plain  # noqa: PLC0415
 
     try:  # a FIFO waited for a writer forever, /dev/zero filled memory
         raw = safeio.read_bytes(path, 256 * safeio.MiB).decode("utf-8", errors="replace")
@@ -354,6 +355,9 @@ def _read_cases(path: str) -> list[dict[str, Any]]:
             raise InputError(f"{path}:{n}: not JSON ({err.msg})") from None
         if not isinstance(case, dict) or "text" not in case or "label" not in case:
             raise InputError(f"{path}:{n}: a case needs 'text' and 'label'")
+        for key in ("label", "id", "source"):  # printed with the misses: no escapes
+            if isinstance(case.get(key), str):
+                case[key] = plain(case[key])
         cases.append(case)
     if not cases:
         raise InputError(f"{path}: no cases")
