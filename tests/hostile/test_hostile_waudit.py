@@ -291,3 +291,54 @@ def test_the_reason_inside_a_chinese_refusal_is_chinese_too(tmp_path: Path) -> N
     proc = _run("explain", "-f", str(fifo), timeout=30, extra_env={"LANG": "zh_CN.UTF-8"})
     _refused(proc, "无法读取", "命名管道")
     assert "regular file" not in proc.stderr, proc.stderr
+
+
+# ---------------------------------------------------------------- explain - at a terminal
+
+
+def test_explain_dash_at_a_terminal_ends_at_the_first_ctrl_d(tmp_path: Path) -> None:
+    # A terminal's EOF is not sticky: after the first Ctrl-D the readers read again and
+    # waited; the user had to press Ctrl-D two or three times (waudit).
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.environ.update({"PYTHONPATH": str(SRC), "NO_COLOR": "1"})
+        os.execv(sys.executable, [sys.executable, "-m", "rocmfix", "explain", "-"])
+    out = b""
+    try:
+        time.sleep(1.0)
+        os.write(fd, b"hipErrorNoBinaryForGpu\r")
+        time.sleep(0.3)
+        os.write(fd, b"\x04")  # once
+        end = time.monotonic() + 30
+        status = None
+        while time.monotonic() < end:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    data = b""
+                out += data
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise AssertionError(f"still waiting after one Ctrl-D: {out.decode(errors='replace')}")
+        while select.select([fd], [], [], 0.2)[0]:  # what it printed before it exited
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            out += data
+    finally:
+        os.close(fd)
+    assert os.WEXITSTATUS(status) == 0, out.decode(errors="replace")
+    assert b"no-binary-for-gpu" in out
