@@ -106,3 +106,27 @@ def test_install_puts_the_parser_into_the_linux_driver() -> None:
     assert paste_guard.install()
     assert paste_guard.install()  # twice is fine
     assert linux_driver.XTermParser is paste_guard.PasteSafeParser
+
+
+def test_colour_codes_inside_a_paste_stay_paste_text_not_keys(parser) -> None:
+    # Textual alone typed up to 32 characters after each ESC as keys (waudit)
+    tokens = _feed(parser, "\x1b[200~a \x1b[31mRED\x1b[0m b\rnext \x1b]0;T\x07 c\x1bc d\x1b[201~")
+    assert _pastes(tokens) == ["a RED b\rnext  c d"]
+    assert _keys(tokens) == []
+
+
+def test_an_esc_at_the_end_of_a_read_inside_a_paste_waits_for_the_next_read(parser) -> None:
+    assert _feed(parser, "\x1b[200~one \x1b") == []
+    assert _feed(parser, "[") == []
+    tokens = _feed(parser, "31mtwo\x1b[201~")
+    assert _pastes(tokens) == ["one two"] and _keys(tokens) == []
+    assert _keys(_feed(parser, "a")) == ["a"]
+
+
+def test_a_held_esc_that_was_the_end_marker_still_ends_the_paste(parser) -> None:
+    assert _feed(parser, "\x1b[200~text\x1b[2") == []
+    assert _wait_tick(parser, ESC_WAIT) == []
+    assert _pastes(_feed(parser, "01~")) == ["text"]
+    _feed(parser, "\x1b[200~more\x1b")
+    assert _pastes(_wait_tick(parser, 0.5)) == ["more"]  # the rest never came: the stall ends it
+    assert _keys(_feed(parser, "b")) == ["b"]

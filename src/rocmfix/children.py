@@ -20,7 +20,7 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 OUTPUT_LIMIT = 8 * 1024 * 1024
@@ -148,6 +148,23 @@ def stop_all() -> None:
     global _STOPPING
     _STOPPING = True
     end_live()
+
+
+@contextlib.contextmanager
+def tracked(proc: subprocess.Popen[bytes], tag: str) -> Iterator[None]:
+    """While the caller waits on ``proc`` (started elsewhere, in a session of its own,
+    with ``RUN_TAG=tag``), :func:`end_live` ends it as it ends :func:`run`'s children:
+    its group, its session, whoever holds its pipes and whatever carries its tag.
+
+    An orphan that kept the child's stdout left the verify runner waiting for EOF
+    until its stall timeout, and quitting the app with it.
+    """
+    pipes = _pipe_ids([s.fileno() for s in (proc.stdout, proc.stderr) if s is not None])
+    _LIVE[proc.pid] = (proc, pipes, tag)
+    try:
+        yield
+    finally:
+        _LIVE.pop(proc.pid, None)
 
 
 def end_live() -> None:

@@ -200,13 +200,14 @@ def _command_parser(name: str, module: object, lang: str = "en") -> argparse.Arg
 
 def _print_error(err: RocmfixError, lang: str = "en") -> None:
     from rocmfix.i18n_errors import HINTS, LABELS, MESSAGES, translate
+    from rocmfix.termtext import plain  # a message may name a file: foreign text
 
     color = colour_wanted(sys.stderr)
     red, dim, off = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
     label, hint = LABELS.get(lang, LABELS["en"])
-    print(f"{red}{label}{translate(err.message, MESSAGES, lang)}{off}", file=sys.stderr)
+    print(f"{red}{label}{plain(translate(err.message, MESSAGES, lang))}{off}", file=sys.stderr)
     if err.hint:
-        print(f"{dim}{hint}{translate(err.hint, HINTS, lang)}{off}", file=sys.stderr)
+        print(f"{dim}{hint}{plain(translate(err.hint, HINTS, lang))}{off}", file=sys.stderr)
 
 
 _ERROR_CODES = {
@@ -227,7 +228,13 @@ def _print_json_error(err: RocmfixError, code: str | None = None) -> None:
     """
     import json
 
-    record = {"schema": "rocmfix.error/1", "error": err.message, "hint": err.hint or None}
+    from rocmfix.termtext import plain
+
+    record = {
+        "schema": "rocmfix.error/1",
+        "error": plain(err.message),
+        "hint": err.hint and plain(err.hint) or None,
+    }
     kinds = (_ERROR_CODES.get(cls.__name__) for cls in type(err).__mro__)
     record["code"] = code or next((k for k in kinds if k), "error")
     record["exit"] = int(err.exit_code)

@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - interpreters without the C module
 from rocmfix import _rx
 from rocmfix._record import field, record
 from rocmfix.errors import InputError
+from rocmfix.termtext import plain
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost)
 if TYPE_CHECKING:
@@ -220,8 +221,9 @@ def clean_line(raw: str) -> str:
         raw = _ANSI_RE.sub("", raw)
     raw = raw.replace("\x00", "").rstrip("\r\n")
     if "\r" in raw:
-        parts = [p for p in raw.split("\r") if p.strip()]
+        parts = [p for p in raw.split("\r") if plain(p).strip()]
         raw = parts[-1] if parts else ""
+    raw = plain(raw)  # no other escape or control character reaches a terminal
     raw = _PREFIX_RE.sub("", raw, count=1)
     if cut:  # no ellipsis where the cut-out part was blank (NUL padding, spaces)
         head, sep, tail = raw.partition(_MARK_TEXT)
@@ -1220,7 +1222,42 @@ def open_log(source: str | Path) -> BinaryIO:
         ) from None
     except io.UnsupportedOperation:
         pass  # a replaced sys.stdin (tests) has no descriptor
+    else:
+        if os.isatty(stdin.fileno()):
+            return _read_terminal(stdin.fileno())
     return open_stream(stdin)
+
+
+TERMINAL_MAX = 64 * 1024 * 1024
+"""What ``explain -`` takes from a terminal (a paste): far more than a screen holds."""
+
+
+def _read_terminal(fd: int) -> BinaryIO:
+    """What is typed or pasted at a terminal, up to the first Ctrl-D.
+
+    A terminal's end of input is one empty read, not a lasting state: the stream
+    readers read again after it and waited for more, so it took two or three
+    Ctrl-D. Here reading stops at the first.
+    """
+    import sys  # noqa: PLC0415
+
+    from rocmfix._lang import locale_lang  # noqa: PLC0415
+
+    zh = locale_lang() == "zh"
+    print(
+        "rocmfix：粘贴错误信息或日志，然后在空行上按 Ctrl-D"
+        if zh
+        else "rocmfix: paste the error or the log, then press Ctrl-D on an empty line",
+        file=sys.stderr,
+    )
+    parts, total = [], 0
+    while total <= TERMINAL_MAX:
+        data = os.read(fd, 1 << 16)
+        if not data:
+            break
+        parts.append(data)
+        total += len(data)
+    return io.BufferedReader(io.BytesIO(b"".join(parts)))  # type: ignore[arg-type]
 
 
 def iter_lines(stream: BinaryIO, chunk: int = 1 << 20) -> Iterator[tuple[int, str]]:

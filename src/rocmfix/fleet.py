@@ -123,17 +123,21 @@ def parse_text(text: str, path: Path) -> list[Node]:
 
 
 def _read(path: Path) -> list[Node]:
-    try:
-        if path.name.endswith(".gz"):
-            import gzip
+    from rocmfix import safeio
 
-            with gzip.open(path, "rb") as fh:
-                raw = fh.read(_READ_LIMIT + 1)
-        else:
-            with path.open("rb") as fh:
+    try:  # a FIFO would wait for a writer forever
+        with safeio.open_regular(path) as fh:
+            if path.name.endswith(".gz"):
+                import gzip
+
+                with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
+                    raw = gz.read(_READ_LIMIT + 1)
+            else:
                 raw = fh.read(_READ_LIMIT + 1)
     except (OSError, EOFError) as err:
-        return [Node(name_from_file(path), str(path), None, f"cannot read ({err})")]
+        return [
+            Node(name_from_file(path), str(path), None, f"cannot read ({safeio.describe(err)})")
+        ]
     if len(raw) > _READ_LIMIT:
         return [Node(name_from_file(path), str(path), None, "larger than 16 MiB")]
     return parse_text(raw.decode("utf-8", errors="replace"), path)

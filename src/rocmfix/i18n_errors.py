@@ -45,6 +45,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("{p}: permission denied", "{p}:没有读取权限"),
         ("{p}: is a directory, expected a log file", "{p} 是目录,这里需要一个日志文件"),
         ("{p}: cannot read ({why})", "{p}:无法读取({why})"),
+        ("cannot read snapshot {p}: {why}", "无法读取快照 {p}:{why}"),
         ("cannot read {p}: {why}", "无法读取 {p}:{why}"),
         ("{p}: looks like binary data, not a text log", "{p} 看起来是二进制数据,不是文本日志"),
         ("the input looks like binary data, not a text log", "输入看起来是二进制数据,不是文本日志"),
@@ -217,6 +218,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("--out {p}: cannot write ({why})", "--out {p}:无法写入({why})"),
         ("cannot read input ({why})", "无法读取输入({why})"),
         ("no doctor results found in {p}", "在 {p} 中没有找到诊断结果"),
+        ("stdin: more than 64 MiB of doctor output", "标准输入:诊断输出超过 64 MiB"),
         # the knowledge base file
         ("{p}: is a directory, expected a YAML file", "{p} 是目录,这里需要一个 YAML 文件"),
         ("{p}: not UTF-8 text", "{p}:不是 UTF-8 文本"),
@@ -234,7 +236,6 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("{p}: '{key}' must be a mapping, not {kind}", "{p}:'{key}' 必须是映射,而不是 {kind}"),
         ("{p}: '{key}' must be a mapping or null", "{p}:'{key}' 必须是映射或 null"),
         ("{p}: 'user' is malformed", "{p}:'user' 格式不对"),
-        ("cannot read snapshot {p}: {why}", "无法读取快照 {p}:{why}"),
         # verify
         ("no interpreter at {p}", "{p} 处没有解释器"),
         ("{p} is not executable", "{p} 不可执行"),
@@ -246,10 +247,22 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # argparse type checks (the option's name is put in front by argparse)
         ("expected a GPU index (0, 1, ...) or 'all', not {v}", "需要 GPU 编号(0、1……)或 'all',而不是 {v}"),
         ("expected a positive number of seconds, not {v}", "需要正的秒数,而不是 {v}"),
+        ("expected at most 1000000 seconds (about 11 days), not {v}", "最多 1000000 秒(约 11 天),而不是 {v}"),
         ("expected a matrix size from 256 to 32768, not {v}", "需要 256 到 32768 之间的矩阵大小,而不是 {v}"),
         ("expected a whole number, not {v}", "需要整数,而不是 {v}"),
         ("must be 1 or more, not {v}", "必须大于等于 1,而不是 {v}"),
         ("interrupted", "已中断"),
+        # reasons carried inside another refusal ({why}): safeio's and the system's own
+        ("is a FIFO, not a regular file", "是 FIFO(命名管道),不是普通文件"),
+        ("is a device, not a regular file", "是设备文件,不是普通文件"),
+        ("is a directory, not a regular file", "是目录,不是普通文件"),
+        ("is a socket, not a regular file", "是套接字,不是普通文件"),
+        ("larger than {n}", "大于 {n}"),
+        ("Too many levels of symbolic links", "符号链接层数过多(可能是循环链接)"),
+        ("No space left on device", "磁盘空间不足"),
+        ("Read-only file system", "只读文件系统"),
+        ("Permission denied", "没有权限"),
+        ("Is a directory", "是目录"),
         # warnings: a KB file or a journal line that was skipped, the state rocmfix reads
         ("not UTF-8", "不是 UTF-8"),
         ("unreadable journal line ({x})", "无法读取的修复记录行({x})"),
@@ -446,6 +459,10 @@ HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("give the path of your training env's python", "请给出训练环境中 python 的路径"),
         ("choose a new directory", "请选一个新目录"),
         (
+            "save each node's `rocmfix doctor --json` in one folder and summarize the folder",
+            "把每个节点的 `rocmfix doctor --json` 存到同一个文件夹,再汇总这个文件夹",
+        ),
+        (
             'rocmfix explain "hipErrorNoBinaryForGpu"  or  python train.py 2>&1 | rocmfix explain -',
             '例如 `rocmfix explain "hipErrorNoBinaryForGpu"` 或 `python train.py 2>&1 | rocmfix explain -`',
         ),
@@ -501,6 +518,9 @@ def translate(text: str, table: Sequence[tuple[re.Pattern[str], str]], lang: str
 
 def warning(problem: str, lang: str) -> str:
     """The ``rocmfix: warning: PROBLEM`` line in ``lang`` (a problem no table knows stays English)."""
+    from rocmfix.termtext import plain  # a problem names a file: foreign text
+
+    problem = plain(problem)
     if lang != "zh":
         return "rocmfix: warning: " + problem
     tail = ""

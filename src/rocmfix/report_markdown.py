@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from rocmfix.redact import Redactor
 from rocmfix.report import _MARK, ReportInput, _check, fingerprint_inputs, versions
+from rocmfix.termtext import plain
 
 
 def _fence(lines: Iterable[str], lang: str = "text") -> str:
@@ -199,8 +200,10 @@ def build(inp: ReportInput, redact: bool = True) -> str:
     The raw rendering is read first so that names which appear once in a
     path (``/home/NAME``) are hidden everywhere else too.
     """
+    # Control characters go before the redactor reads a string: an escape sequence
+    # inside a token must not split it into parts the redactor leaves alone.
     if not redact:
-        return render_markdown(inp)
+        return render_markdown(inp, plain)
     redactor = Redactor(inp.known_users, inp.known_hosts)
-    redactor.learn(render_markdown(inp))
-    return render_markdown(inp, redactor.scrub)
+    redactor.learn(render_markdown(inp, plain))
+    return render_markdown(inp, lambda s: redactor.scrub(plain(s)))

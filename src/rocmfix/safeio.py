@@ -78,6 +78,38 @@ def read_head(path: str | os.PathLike[str], limit: int) -> tuple[bytes, bool]:
     return data[:limit], len(data) > limit
 
 
+def read_head_tail(fh: BinaryIO, head: int, tail: int) -> tuple[bytes, int]:
+    """All of ``fh`` when it holds at most ``head + tail`` bytes, else its first ``head``
+    and last ``tail`` bytes, with the number of bytes left out between them.
+
+    Memory stays under ``head + 2 * tail``: a seekable file is not read in the middle
+    at all, a pipe is read through with only its latest ``tail`` bytes kept.
+    """
+    first = fh.read(head + tail)
+    if len(first) < head + tail:
+        return first, 0
+    buf = bytearray(first[head:])
+    gap = 0
+    try:
+        seekable = fh.seekable()
+    except (OSError, ValueError):
+        seekable = False
+    if seekable:
+        pos = fh.tell()
+        end = fh.seek(0, os.SEEK_END)
+        start = max(pos, end - tail)
+        fh.seek(start)
+        gap = start - pos
+    skipped = 0
+    while chunk := fh.read(1 << 20):
+        buf += chunk
+        if len(buf) > tail:
+            drop = len(buf) - tail
+            del buf[:drop]
+            skipped += drop
+    return first[:head] + bytes(buf), skipped + gap
+
+
 class CappedReader(io.RawIOBase):
     """A binary stream that raises ``OSError(EFBIG)`` once more than ``limit`` bytes came out."""
 
@@ -100,6 +132,38 @@ class CappedReader(io.RawIOBase):
         super().close()
 
 
+class Utf16Reader(io.RawIOBase):
+    """UTF-16 text (with its BOM) read as UTF-8 bytes, so a Windows log scans like any other.
+
+    Windows PowerShell 5.1 writes redirected output (``python train.py *> log.txt``)
+    as UTF-16 LE with a BOM; the scanners read UTF-8.
+    """
+
+    def __init__(self, inner: BinaryIO) -> None:
+        import codecs  # noqa: PLC0415 - only for UTF-16 input
+
+        self.inner = inner
+        self.decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self.pending:
+            raw = self.inner.read(max(2, len(buffer) // 2 * 2))
+            self.pending = self.decoder.decode(raw, final=not raw).encode("utf-8", "surrogatepass")
+            if not raw:
+                break
+        n = min(len(buffer), len(self.pending))
+        buffer[:n], self.pending = self.pending[:n], self.pending[n:]
+        return n
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
 
 
@@ -116,6 +180,8 @@ def open_stream(
         magic = fh.peek(6)[:6]  # type: ignore[attr-defined]
     except (OSError, ValueError):
         return fh
+    if magic.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 BOM
+        return io.BufferedReader(Utf16Reader(fh), 1 << 20)  # type: ignore[return-value]
     for sig, kind in _MAGIC:
         if magic.startswith(sig) and (kind != "bz2" or magic[3:4].isdigit()):
             if kind == "gzip":

@@ -232,8 +232,8 @@ class SnapshotHost:
     def __init__(self, directory: str | Path) -> None:
         self.dir = Path(directory)
         meta = self.dir / "snapshot.json"
-        try:
-            data = json.loads(meta.read_text(encoding="utf-8"))
+        try:  # a FIFO named snapshot.json must not wait for a writer
+            data = json.loads(safeio.read_bytes(meta, 256 * safeio.MiB).decode("utf-8"))
         except RecursionError:
             why = "JSON nested too deeply"  # json.loads gives up past the recursion limit
             raise InputError(f"cannot read snapshot {meta}: {why}") from None
@@ -242,7 +242,9 @@ class SnapshotHost:
                 f"not a snapshot: {meta} does not exist",
                 hint="create one with `rocmfix collect --out DIR`",
             ) from None
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
+            raise InputError(f"cannot read snapshot {meta}: {safeio.describe(exc)}") from None
+        except ValueError as exc:
             raise InputError(f"cannot read snapshot {meta}: {exc}") from None
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise InputError(

@@ -456,3 +456,145 @@ def test_kb_search_in_chinese_ranks_lists_and_says_when_nothing_matches() -> Non
         assert "0 / 34" in screen and "No entry matches" not in screen, screen
         term.press("C-q")
         assert term.exit_status() == 0
+
+
+def _peak_rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def test_a_log_of_gigabytes_opens_in_bounded_memory_and_its_tail_is_matched(tmp_path: Path) -> None:
+    # The session read the whole file into memory: 3.4 GB resident for a 2 GB log (waudit).
+    log = tmp_path / "train.log"
+    with log.open("wb") as fh:
+        fh.write(b"".join(b"step %d loss 0.5 lr 3e-4\n" % i for i in range(10_000)))
+        fh.seek(1536 << 20)  # a hole: the disk holds none of it, a reader sees 1.5 GB
+        fh.write(b"".join(b"step %d loss 0.4 lr 3e-4 tail\n" % i for i in range(2_000_000)))
+        fh.write(THREE.encode())
+    with app((120, 40), str(log)) as term:
+        screen = term.wait_for("gpu-out-of-memory", timeout=180)
+        peak = _peak_rss_mib(term.pid())
+        print(f"peak RSS {peak:.0f} MiB; {status_line(screen).strip()}")
+        assert peak < 1024, screen
+        loaded = float(re.search(r"\(([\d.,]+) MB, showing", status_line(screen)).group(1))  # type: ignore[union-attr]
+        assert 50 < loaded < 70, screen  # its first 8 and last 56 MiB, not 1.6 GB
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+
+
+@pytest.mark.parametrize(
+    "esc",
+    ["\x1b[31mRED\x1b[0m", "\x1b]0;TITLE\x07", "\x1bc", "\x1b(0"],
+    ids=["colour", "osc-title", "reset", "charset"],
+)
+def test_a_paste_with_escape_codes_arrives_whole_in_order(esc: str) -> None:
+    # Textual's parser took the ESC inside a bracketed paste for the start of a key
+    # sequence: up to 32 characters after it were typed as keys at the cursor, the
+    # rest pasted after them, so the lines came out merged and out of order (waudit).
+    text = f"RuntimeError: HIP error: invalid device function {esc} one\nhipErrorNoBinaryForGpu {esc} two\n"
+    with app((120, 30)) as term:
+        term.wait_ready(READY)
+        term.paste(text)
+        screen = term.wait_for(lambda s: "lines ·" in s and "no-binary-for-gpu" in s, timeout=60)
+        assert status_line(screen).strip().startswith("2 lines"), screen
+        rows = screen.splitlines()
+        first = next(i for i, r in enumerate(rows) if "invalid device function" in r)
+        assert "one" in rows[first] and "hipErrorNoBinaryForGpu" in rows[first + 1], screen
+        assert "two" in rows[first + 1], screen
+        assert "^[" not in screen and "^]" not in screen and "^c" not in screen, screen
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+
+
+def _pane_title(term: Terminal) -> str:
+    return term._tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip()
+
+
+ESCAPES = "\x1b]0;PWNED\x07 \x1bc \x1b(0\x0e lqqk \x1b[31mRED\x1b[0m \u009d2;C1PWNED\u009c"
+
+
+def test_a_log_with_escape_codes_opens_without_driving_the_terminal(tmp_path: Path) -> None:
+    # The text area drew the log as it was: OSC 0 set the window title, ESC c reset
+    # the terminal and blanked the rows above it (waudit).
+    log = tmp_path / "train.log"
+    log.write_text(
+        f"RuntimeError: HIP error: invalid device function {ESCAPES}\nhipErrorNoBinaryForGpu {ESCAPES}\n",
+        encoding="utf-8",
+    )
+    with app((120, 30), str(log)) as term:
+        before = _pane_title(term)
+        screen = term.wait_for(lambda s: "no-binary-for-gpu" in s and "2 lines" in s, timeout=60)
+        time.sleep(1)
+        screen = term.screen()
+        assert "PWNED" not in _pane_title(term), _pane_title(term)
+        assert _pane_title(term) == before or "rocmfix" in _pane_title(term)
+        assert screen.splitlines()[0].strip().endswith("rocmfix"), screen  # the header row survived
+        assert "invalid device function" in screen and "lqqk RED" in screen, screen
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+
+
+def test_the_doctor_screen_on_a_hostile_snapshot_does_not_drive_the_terminal(
+    tmp_path: Path,
+) -> None:
+    snap = tmp_path / "snap"
+    (snap / "root" / "etc").mkdir(parents=True)
+    (snap / "root" / "etc" / "os-release").write_text(f'PRETTY_NAME="Evil {ESCAPES} Linux"\n')
+    (snap / "snapshot.json").write_text('{"schema": "rocmfix.snapshot/1"}')
+    with app((120, 40), "--snapshot", str(snap)) as term:
+        term.wait_ready(READY)
+        term.press("F3")
+        screen = term.wait_for("Operating system", timeout=60)
+        time.sleep(2)
+        screen = term.screen()
+        assert "PWNED" not in _pane_title(term), _pane_title(term)
+        assert "Evil" in screen and "Linux" in screen, screen
+        term.press("C-q")
+        assert term.exit_status(timeout=60) == 0
+
+
+@pytest.mark.parametrize("how", ["ctrl-q", "sigterm"])
+def test_quitting_during_verify_ends_a_grandchild_holding_its_output(
+    tmp_path: Path, how: str
+) -> None:
+    # The verify child's orphan kept its stdout open: the runner waited for EOF until
+    # the 90 s stall timeout, and the app (ctrl+q or SIGTERM) with it (waudit).
+    import psutil
+
+    pidfile = tmp_path / "grandchild.pid"
+    fake = tmp_path / "python"
+    fake.write_text(
+        f"#!{sys.executable}\nimport os, time\n"
+        "if os.fork() == 0:\n"  # `(sleep 1000 &)`: an orphan in the child's group
+        "    if os.fork() == 0:\n"
+        f"        open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(300)\n"  # keeps the pipes it inherited
+        "    os._exit(0)\n"
+        "time.sleep(300)\n"
+    )
+    fake.chmod(0o755)
+    with app((100, 30), "--python", str(fake)) as term:
+        term.wait_ready(READY)
+        term.press("F4")
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text().strip()):
+            assert time.monotonic() < deadline, term.screen()
+            time.sleep(0.05)
+        grandchild = int(pidfile.read_text())
+        started = time.monotonic()
+        if how == "ctrl-q":
+            term.press("C-q")
+        else:
+            os.kill(term.pid(), signal.SIGTERM)
+        code = term.exit_status(timeout=30)
+        took = time.monotonic() - started
+    time.sleep(0.3)
+    try:
+        alive = psutil.Process(grandchild).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        alive = False
+    if alive:
+        os.kill(grandchild, signal.SIGKILL)
+    assert code == (0 if how == "ctrl-q" else 128 + signal.SIGTERM), code
+    assert took < 10, f"the app took {took:.1f}s to quit"
+    assert not alive, "the verify child's grandchild outlived the app"

@@ -27,13 +27,22 @@ MARKS = {
 """Checklist marks; ``?`` means the check itself crashed or timed out."""
 
 
+MAX_SECONDS = 1_000_000.0
+"""About 11 days: more overflows the thread waits (a traceback), and nobody means more."""
+
+
 def _positive(value: str) -> float:
     try:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if seconds <= 0:
+    # nan compares false with everything: it would pass ``seconds <= 0`` and mean no timeout
+    if not 0 < seconds < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {value!r}")
+    if seconds > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"expected at most 1000000 seconds (about 11 days), not {value!r}"
+        )
     return seconds
 
 
@@ -163,6 +172,7 @@ def render(
     from rocmfix._lang import locale_lang
     from rocmfix.i18n_results import WHY_PYTHON_ZH, doctor_word, evidence_source, summary, title
     from rocmfix.probes import summarize
+    from rocmfix.termtext import plain
 
     lang = locale_lang()
     out, paint = sys.stdout, _painter(sys.stdout)
@@ -171,32 +181,33 @@ def render(
         doctor_word(lang, "snapshot", name=source) if source else doctor_word(lang, "this_machine")
     )
     open_, close = ("（", "）") if lang == "zh" else (" (", ")")
-    lines = [paint("rocmfix doctor", "bold") + f"{open_}{where}{close}"]
+    lines = [paint("rocmfix doctor", "bold") + plain(f"{open_}{where}{close}")]
     if python:
         if lang == "zh":
             for en, zh in WHY_PYTHON_ZH.items():
                 python = python.replace(f" ({en})", f"（{zh}）")
-        lines.append(doctor_word(lang, "probed", python=python))
+        lines.append(plain(doctor_word(lang, "probed", python=python)))
     sep = "：" if lang == "zh" else ": "
     for res in results:
         mark, style = MARKS[res.status.value]
-        head = f"{title(res.id, res.title, lang)}{sep}{summary(res.summary, lang)}"
+        head = plain(f"{title(res.id, res.title, lang)}{sep}{summary(res.summary, lang)}")
         first, *rest = _wrap(head, "", width - 2)
         lines.append(f"{paint(mark, style)} {first}")
         lines += [f"  {line}" for line in rest]
         if res.fix and (verbose or res.status.value in ("fail", "warn")):
             fix_word = paint(doctor_word(lang, "fix"), "cyan")
             space = "" if lang == "zh" else " "
-            lines += _wrap(f"{fix_word}{space}{summary(res.fix, lang)}", "    ", width + 9)
+            lines += _wrap(f"{fix_word}{space}{plain(summary(res.fix, lang))}", "    ", width + 9)
         if verbose:
             lines += [
                 paint(line, "dim")
-                for d in res.details.splitlines()
+                for d in plain(res.details).splitlines()
                 for line in _wrap(summary(d, lang), "    ", width)
             ]
             colon = "：" if lang == "zh" else ": "
             for e in res.evidence:
-                lines += _wrap(f"{evidence_source(e.source, lang)}{colon}{e.value}", "    ", width)
+                text = plain(f"{evidence_source(e.source, lang)}{colon}{e.value}")
+                lines += _wrap(text, "    ", width)
             if res.kb_ids or res.ruled_out:
                 kb = doctor_word(
                     lang,

@@ -280,7 +280,10 @@ def _verify(ctx: Context) -> int:
 def confirm(question: str) -> bool:
     """Ask on stderr, read one line from stdin; anything but yes (or end of input) is no."""
     print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
-    answer = sys.stdin.readline()
+    try:  # bounded: /dev/zero as stdin has no line end; a closed stdin is None
+        answer = sys.stdin.readline(4096)
+    except (OSError, ValueError, AttributeError):
+        return False
     return answer.strip().lower() in ("y", "yes")
 
 

@@ -44,17 +44,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_STDIN_LIMIT = 64 * 1024 * 1024
+"""Thousands of nodes' doctor JSON; more is a stream that does not end."""
+
+
 def run(args: argparse.Namespace) -> int:
     from rocmfix import fleet
 
     stdin_text = None
     if "-" in args.paths:
+        if sys.stdin is None:  # fd 0 closed
+            raise InputError(
+                "standard input is closed, nothing to read",
+                hint="pdsh -w 'gpu[01-64]' rocmfix doctor --json | rocmfix fleet summarize -",
+            )
         if sys.stdin.isatty():
             raise InputError(
                 "'-' reads doctor JSON from a pipe, but stdin is a terminal",
                 hint="pdsh -w 'gpu[01-64]' rocmfix doctor --json | rocmfix fleet summarize -",
             )
-        stdin_text = sys.stdin.buffer.read().decode("utf-8", "replace")
+        data = sys.stdin.buffer.read(_STDIN_LIMIT + 1)  # an endless pipe must not fill memory
+        if len(data) > _STDIN_LIMIT:
+            raise InputError(
+                "stdin: more than 64 MiB of doctor output",
+                hint="save each node's `rocmfix doctor --json` in one folder and summarize the folder",
+            )
+        stdin_text = data.decode("utf-8", "replace")
     nodes = fleet.load(args.paths, stdin_text=stdin_text)
     summary = fleet.summarize(nodes)
     if args.json:
@@ -63,7 +78,10 @@ def run(args: argparse.Namespace) -> int:
         from rocmfix._lang import locale_lang
 
         lang = locale_lang()
-        sys.stdout.write("\n".join(render(summary, fleet.compress, lang)) + "\n")
+        from rocmfix.termtext import plain
+
+        # Node names and summaries come from other machines' files: no escape reaches the terminal.
+        sys.stdout.write(plain("\n".join(render(summary, fleet.compress, lang))) + "\n")
     status = summary["status"]
     return int(ExitCode.PROBLEMS_FOUND if status["fail"] or status["unreadable"] else ExitCode.OK)
 

@@ -176,6 +176,7 @@ def _validate(args: argparse.Namespace) -> int:
         kbd = user_kb_dir()
         if kbd.is_dir():
             paths += sorted(p for p in kbd.iterdir() if p.suffix in (".yaml", ".yml"))
+    paths += [Path(p) for p in args.kb if Path(p) not in paths]  # `kb --kb FILE validate`
     report, bad = [], 0
     for path in paths:
         try:
@@ -337,10 +338,13 @@ def noise_lines(n: int, seed: int = 0) -> list[str]:
 
 
 def _read_cases(path: str) -> list[dict[str, Any]]:
-    try:
-        raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    from rocmfix import safeio  # noqa: PLC0415
+    from rocmfix.termtext import plain  # noqa: PLC0415
+
+    try:  # a FIFO waited for a writer forever, /dev/zero filled memory
+        raw = safeio.read_bytes(path, 256 * safeio.MiB).decode("utf-8", errors="replace")
     except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+        raise InputError(f"{path}: cannot read ({safeio.describe(err)})") from None
     cases = []
     for n, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
@@ -351,6 +355,9 @@ def _read_cases(path: str) -> list[dict[str, Any]]:
             raise InputError(f"{path}:{n}: not JSON ({err.msg})") from None
         if not isinstance(case, dict) or "text" not in case or "label" not in case:
             raise InputError(f"{path}:{n}: a case needs 'text' and 'label'")
+        for key in ("label", "id", "source"):  # printed with the misses: no escapes
+            if isinstance(case.get(key), str):
+                case[key] = plain(case[key])
         cases.append(case)
     if not cases:
         raise InputError(f"{path}: no cases")

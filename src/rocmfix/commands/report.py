@@ -11,7 +11,9 @@ file.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -92,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(text: str, out: Path, yes: bool) -> int:
+    target = _target(out)  # before the preview and the question: a refusal comes at once
     lines = text.splitlines()
     preview = lines[:PREVIEW_LINES]
     if len(lines) > PREVIEW_LINES:
@@ -100,21 +103,42 @@ def _write(text: str, out: Path, yes: bool) -> int:
     if not yes and not _confirm(f"Write this report ({len(lines)} lines) to {out}? [y/N] "):
         print("rocmfix: not written (answer y, or pass --yes)", file=sys.stderr)
         return int(ExitCode.PROBLEMS_FOUND)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
         tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
+        tmp.replace(target)
     except OSError as err:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system this fails too
+            tmp.unlink(missing_ok=True)
         raise InputError(f"--out {out}: cannot write ({err.strerror or err})") from None
     print(f"rocmfix: wrote {out}", file=sys.stderr)
     return int(ExitCode.OK)
 
 
+def _target(out: Path) -> Path:
+    """The file the report replaces: ``out``, or the file its symlink names (the link stays).
+
+    Raises:
+        InputError: ``out`` is a FIFO, a device or a socket (renaming over it replaced the node).
+    """
+    from rocmfix import safeio
+
+    try:
+        mode = out.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:
+        raise InputError(f"--out {out}: cannot write ({safeio.describe(err)})") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        why = safeio.describe(safeio.not_regular(out, mode))
+        raise InputError(f"--out {out}: cannot write ({why})")
+    return Path(os.path.realpath(out)) if out.is_symlink() else out
+
+
 def _confirm(question: str) -> bool:
     print(question, end="", file=sys.stderr, flush=True)
-    try:
-        answer = sys.stdin.readline()
-    except (OSError, ValueError):
+    try:  # bounded: /dev/zero as stdin has no line end; a closed stdin is None
+        answer = sys.stdin.readline(4096)
+    except (OSError, ValueError, AttributeError):
         return False
     return answer.strip().lower() in ("y", "yes")

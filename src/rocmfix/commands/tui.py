@@ -50,7 +50,14 @@ def require_terminal(reads_stdin: bool = False) -> None:
     would write escape codes into a file or spin on a pipe until killed.
     ``reads_stdin``: ``rocmfix -`` reads a pipe first and takes keys from /dev/tty.
     """
-    if not reads_stdin and not sys.stdin.isatty() and _is_data(0) and sys.stdout.isatty():
+    if (
+        not reads_stdin
+        and sys.stdin is not None  # None: fd 0 is closed, told below
+        and not sys.stdin.isatty()
+        and _is_data(0)
+        and sys.stdout is not None
+        and sys.stdout.isatty()
+    ):
         raise InputError(
             "stdin is a pipe or a file: to open the log it carries, add '-'",
             hint="python train.py 2>&1 | rocmfix -   (or `| rocmfix explain -` for plain text)",
@@ -79,13 +86,20 @@ def require_terminal(reads_stdin: bool = False) -> None:
 
 def read_piped_stdin() -> str:
     """All of stdin, then fd 0 reopened on the terminal so keys reach the app."""
+    if sys.stdin is None:
+        raise InputError(
+            "standard input is closed, nothing to read",
+            hint="python train.py 2>&1 | rocmfix -",
+        )
     if sys.stdin.isatty():
         raise InputError(
             "'-' reads piped input, but stdin is a terminal",
             hint="python train.py 2>&1 | rocmfix -",
         )
     print("rocmfix: reading the log from stdin… (ctrl+c to stop)", file=sys.stderr)
-    data = sys.stdin.buffer.read().decode("utf-8", "replace")
+    from rocmfix.screens.session import bounded_log_text
+
+    data = bounded_log_text(sys.stdin.buffer, "-")  # a pipe that never ends costs 64 MiB
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:

@@ -29,8 +29,10 @@ def _timeout_arg(value: str) -> float:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if not seconds > 0:
+    if not 0 < seconds < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {value!r}")
+    if seconds > 1_000_000:  # more overflows the thread waits (see doctor's MAX_SECONDS)
+        raise argparse.ArgumentTypeError(f"expected at most 1000000 seconds (about 11 days), not {value!r}")
     return seconds
 
 
@@ -163,7 +165,10 @@ def _live_progress(level: str, lang: str = "en") -> Iterator[Callable[[StageEven
     if not err.is_terminal:
         yield None
         return
+    from rich.markup import escape
+
     from rocmfix.i18n_results import stage, verify_word
+    from rocmfix.termtext import plain
 
     order = list(LEVELS[level].stages)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
@@ -174,7 +179,8 @@ def _live_progress(level: str, lang: str = "en") -> Iterator[Callable[[StageEven
         def on_stage(event: StageEvent) -> None:
             mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
             where = f" (GPU {event.device})" if event.device is not None else ""
-            label = stage(event.stage, event.label, lang)
+            # the stage name comes from the child: neither rich markup nor an escape in it
+            label = escape(plain(stage(event.stage, event.label, lang)))
             progress.console.print(f"{mark} {label}{where}  {event.seconds:.2f}s")
             later = order[order.index(event.stage) + 1 :] if event.stage in order else []
             if event.ok and later:

@@ -109,7 +109,7 @@ def read_kb_file(path: str | Path) -> tuple[Entry, ...]:
 
 
 def _cache_key(paths: Sequence[str | Path]) -> str:
-    h = sha256(f"{__version__}\0kb-cache-3".encode())
+    h = sha256(f"{__version__}\0kb-cache-4".encode())
     for p in paths:
         try:
             st = os.stat(p)

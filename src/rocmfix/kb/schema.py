@@ -16,6 +16,7 @@ import yaml
 
 from rocmfix.errors import KbError
 from rocmfix.kb.model import RISKS, SEVERITIES, Entry, Extractor, Fix, Signature
+from rocmfix.termtext import plain
 
 SCHEMA = "rocmfix.kb/1"
 _ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -73,7 +74,7 @@ def _loc_text(
             raise _Invalid(
                 f"'{field}.{lang}' must be a string in one of {_LANGS}", index, eid, (field, lang)
             )
-        out[lang] = value.strip()
+        out[lang] = plain(value).strip()  # a shared kb.d file must not drive the terminal
     return out
 
 
@@ -180,7 +181,7 @@ def _fix(raw: Any, pos: int, ctx: tuple[int, str | None]) -> Fix:
         text=text,
         action=action,
         params=dict(params),
-        commands=tuple(commands),
+        commands=tuple(plain(c) for c in commands),  # what is shown is what gets copied
         risk=risk,
         root=root,
         when=tuple(when),
@@ -192,7 +193,7 @@ def _str_list(raw: Any, field: str, ctx: tuple[int, str | None]) -> tuple[str, .
         return ()
     if not isinstance(raw, list) or not all(isinstance(x, str) and x.strip() for x in raw):
         raise _Invalid(f"'{field}' must be a list of non-empty strings", ctx[0], ctx[1], (field,))
-    return tuple(x.strip() for x in raw)
+    return tuple(plain(x).strip() for x in raw)
 
 
 def _entry(raw: Any, index: int, origin: str) -> Entry:

@@ -110,7 +110,9 @@ class Split:
 
     @classmethod
     def load(cls, path: str | Path) -> Split:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        from rocmfix import safeio  # noqa: PLC0415
+
+        data = json.loads(safeio.read_bytes(path, 64 * safeio.MiB).decode("utf-8"))
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError(f"{path}: not a {SCHEMA} file")
         threads = data.get("threads")

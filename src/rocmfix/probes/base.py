@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rocmfix.host import CommandResult, Host
+from rocmfix.termtext import plain
 
 if TYPE_CHECKING:
     from rocmfix.probes.gpus import Gpu
@@ -67,6 +68,12 @@ class Evidence:
     source: str
     value: str
 
+    def __post_init__(self) -> None:
+        # Values come from this machine or a snapshot (a kernel log line names a USB
+        # device, any user names their own process): no terminal control in them.
+        object.__setattr__(self, "source", plain(self.source))
+        object.__setattr__(self, "value", plain(self.value))
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -87,6 +94,10 @@ class CheckResult:
     fix: str = ""
     """Suggested next step, one or two sentences; empty when nothing to do."""
     duration: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("summary", "details", "fix"):  # see Evidence
+            object.__setattr__(self, name, plain(getattr(self, name)))
 
 
 @dataclass

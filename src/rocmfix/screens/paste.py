@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from rocmfix.kb.match_child import OFFLOAD_CHARS, explain_in_child
 from rocmfix.messages import MatchesReady
 from rocmfix.screens.modals import ReportsWorkerErrors
+from rocmfix.termtext import plain
 
 BIG_PASTE = 512 * 1024
 TAIL_LINES = 2000
@@ -118,7 +119,7 @@ class LogArea(TextArea):
         ``announce`` posts ``TextArea.Changed`` as an edit would (a paste);
         a caller that starts the match itself passes False.
         """
-        text = normalize_newlines(text)
+        text = plain(normalize_newlines(text))  # a log's escapes must not reach the terminal
         if len(text) > BIG_PASTE:
             self.prefix, shown = split_tail(text)
         else:
@@ -143,7 +144,7 @@ class LogArea(TextArea):
         if self.read_only:
             return
         self.just_pasted = True
-        text = normalize_newlines(event.text)
+        text = plain(normalize_newlines(event.text))
         if len(text) > BIG_PASTE:
             self.load_log(self.full_text() + text)
             self.move_cursor(self.document.end)

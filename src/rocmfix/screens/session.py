@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from rocmfix.errors import InputError
 
@@ -240,15 +240,40 @@ class Session:
         return any(r.undoable and r.params.get("HSA_OVERRIDE_GFX_VERSION") for r in self.history())
 
 
+LOAD_HEAD = 8 * 1024 * 1024
+LOAD_TAIL = 56 * 1024 * 1024
+"""The session holds at most this much of a log: its start (versions, settings) and its
+end (the failure). Reading all of a 2 GB log took 3.4 GB of memory; the command line
+(`rocmfix explain -f`) streams all of it."""
+
+
+def bounded_log_text(stream: BinaryIO, name: str) -> str:
+    """The text of a log stream, its middle left out (one marker line) past 64 MiB."""
+    from rocmfix import safeio
+
+    data, skipped = safeio.read_head_tail(stream, LOAD_HEAD, LOAD_TAIL)
+    if not skipped:
+        return data.decode("utf-8", "replace")
+    head, tail = data[:LOAD_HEAD], data[LOAD_HEAD:]
+    cut = head.rfind(b"\n") + 1 or len(head)  # whole lines on both sides of the marker
+    start = tail.find(b"\n") + 1
+    skipped += len(head) - cut + start
+    marker = (
+        f"[rocmfix: {skipped / 1e6:,.1f} MB in the middle of this log are not loaded here; "
+        f"`rocmfix explain -f {name}` reads all of it]\n"
+    )
+    return head[:cut].decode("utf-8", "replace") + marker + tail[start:].decode("utf-8", "replace")
+
+
 @functools.lru_cache(maxsize=4)
 def _read_cached(path: str, mtime: float) -> str:
     from rocmfix.extract import open_input
 
     with open_input(path) as stream:
-        data = stream.read()
-    if b"\x00" in data[:8192]:
-        raise InputError(f"{path}: looks like binary data, not a text log")
-    return data.decode("utf-8", "replace")
+        head = stream.peek(8192)[:8192] if hasattr(stream, "peek") else b""
+        if b"\x00" in head:
+            raise InputError(f"{path}: looks like binary data, not a text log")
+        return bounded_log_text(stream, path)
 
 
 def read_log(path: str | Path) -> str:

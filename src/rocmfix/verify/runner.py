@@ -266,13 +266,16 @@ def run_verify(
     hung: str | None = None
     killed = True
     end = time.monotonic() + limit
+    from rocmfix import children  # noqa: PLC0415
+
     try:
-        hung = _read_protocol(lines, acc, timeout, end)
-        if hung is None:
-            try:
-                proc.wait(timeout=max(0.1, min(timeout, end - time.monotonic())))
-            except subprocess.TimeoutExpired:
-                hung = "deadline" if time.monotonic() >= end else "stall"
+        with children.tracked(proc, tag):  # quitting the app ends it at once
+            hung = _read_protocol(lines, acc, timeout, end)
+            if hung is None:
+                try:
+                    proc.wait(timeout=max(0.1, min(timeout, end - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    hung = "deadline" if time.monotonic() >= end else "stall"
     finally:
         tree = _descendants(proc.pid) if proc.poll() is None else []
         killed = _kill_group(proc, dump_first=hung is not None)
