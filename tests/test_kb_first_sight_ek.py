@@ -86,6 +86,11 @@ def _named(matcher: Matcher, text: str) -> set[str]:
             "[Issue]: PyTorch doesn't use GPU on my Radeon 780M (gfx1103), everything runs on the CPU",
             "no-binary-for-gpu",
         ),
+        # the same card where the report is about the card: still named
+        (
+            "My RX 580 is no longer supported by ROCm 6, hipErrorNoBinaryForGpu",
+            "unsupported-gpu-architecture",
+        ),
         (
             "ollama 在 Radeon 680M 上无法调用GPU",
             "no-binary-for-gpu",
@@ -145,6 +150,11 @@ def test_first_sight_line_names_its_cause(matcher: Matcher, text: str, cause: st
             '"platform_machine": "ARM64",\nERROR: Could not find a version that satisfies the requirement torch '
             "(from versions: none)\nERROR: No matching distribution found for torch",
             "python-or-wheel-incompatible",
+        ),
+        # an interpreter without torch fails before any GPU code, whatever card is named
+        (
+            "AMD RX 580 8GB, in the ROCm docker image: ModuleNotFoundError: No module named 'torch'",
+            "unsupported-gpu-architecture",
         ),
         # a distribution's build-from-source bug of the rccl package is no collective failure
         (
