@@ -81,6 +81,14 @@ def _named(matcher: Matcher, text: str) -> set[str]:
             "RX 7900 XT with ZLUDA: it runs out of memory in the VAE decode step every time",
             "gpu-out-of-memory",
         ),
+        # an extension built against another torch than the one imported, on a ROCm machine
+        (
+            "ROCm 6.2, torch 2.4.0+rocm6.1\nOSError: /opt/conda/lib/python3.12/site-packages/torch_cluster/_grid_cpu.so: "
+            "undefined symbol: _ZN3c1017RegisterOperatorsD1Ev",
+            "rocm-library-version-mismatch",
+        ),
+        # the companion told as the reason a ROCm run crashes
+        ("Forge crashes on startup on ROCm, caused by bitsandbytes I think", "cuda-build-on-amd"),
         # an iGPU no official build targets, not used
         (
             "[Issue]: PyTorch doesn't use GPU on my Radeon 780M (gfx1103), everything runs on the CPU",
@@ -150,6 +158,17 @@ def test_first_sight_line_names_its_cause(matcher: Matcher, text: str, cause: st
             '"platform_machine": "ARM64",\nERROR: Could not find a version that satisfies the requirement torch '
             "(from versions: none)\nERROR: No matching distribution found for torch",
             "python-or-wheel-incompatible",
+        ),
+        # the same extension/torch mismatch on an NVIDIA machine is not ours
+        (
+            "RTX 4090, torch 2.4.0+cu121\nOSError: /venv/site-packages/torch_scatter/_scatter_cpu.so: undefined symbol: "
+            "_ZN5torch3jit17parseSchemaOrNameERKSs",
+            "rocm-library-version-mismatch",
+        ),
+        # a crash told with another reason, the companion named beside it
+        (
+            "WebUI crashes on ROCm due to a MES timeout; bitsandbytes itself loads fine",
+            "cuda-build-on-amd",
         ),
         # an interpreter without torch fails before any GPU code, whatever card is named
         (
