@@ -89,6 +89,21 @@ def _named(matcher: Matcher, text: str) -> set[str]:
         ),
         # the companion told as the reason a ROCm run crashes
         ("Forge crashes on startup on ROCm, caused by bitsandbytes I think", "cuda-build-on-amd"),
+        # DirectML's default adapter 0 being the iGPU
+        (
+            "Radeon RX 6500M laptop: torch-directml always uses device 0, the integrated Intel UHD, and I cannot pick the Radeon",
+            "integrated-gpu-selected",
+        ),
+        # a container runner that loses the --device flags
+        (
+            "The compose runner ignores the device flags on ROCm, so vLLM finds no platform",
+            "kfd-device-missing",
+        ),
+        # the soname the binary wants, told in words
+        (
+            "import torch keeps searching for libamdhip64.so.5 and my system has ROCm 6.1 only",
+            "hip-runtime-lib-missing",
+        ),
         # an iGPU no official build targets, not used
         (
             "[Issue]: PyTorch doesn't use GPU on my Radeon 780M (gfx1103), everything runs on the CPU",
@@ -169,6 +184,16 @@ def test_first_sight_line_names_its_cause(matcher: Matcher, text: str, cause: st
         (
             "WebUI crashes on ROCm due to a MES timeout; bitsandbytes itself loads fine",
             "cuda-build-on-amd",
+        ),
+        # naming the device index that works is no wrong pick
+        (
+            "DirectML: creating device on adapter 0 (AMD Radeon RX 7900 XTX) and it runs fine",
+            "integrated-gpu-selected",
+        ),
+        # device flags passed, the failure elsewhere
+        (
+            "Passed the device flags on ROCm (--device /dev/kfd) and it still segfaults in rocBLAS",
+            "kfd-device-missing",
         ),
         # an interpreter without torch fails before any GPU code, whatever card is named
         (
