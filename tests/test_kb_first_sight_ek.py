@@ -200,6 +200,11 @@ def test_first_sight_line_names_its_cause(matcher: Matcher, text: str, cause: st
             "AMD RX 580 8GB, in the ROCm docker image: ModuleNotFoundError: No module named 'torch'",
             "unsupported-gpu-architecture",
         ),
+        # the build host's RAM exhausted while compiling the stack, an old card named beside it
+        (
+            "Possible memory leak building rocblas: clang eats all the ram and swap. My GPU is an RX 590.",
+            "unsupported-gpu-architecture",
+        ),
         # a distribution's build-from-source bug of the rccl package is no collective failure
         (
             "Source: rccl\nTags: ftbfs\nDuring a test rebuild, rccl failed to rebuild.",
