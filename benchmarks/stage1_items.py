@@ -21,7 +21,10 @@ With --ins, also instructions per byte under valgrind's callgrind (load-independ
 count of a run that scans nothing is taken off; valgrind reports no AVX-512, so Hyperscan
 runs its AVX2 code there and the two columns need not agree):
 
-    taskset -c 0 python benchmarks/stage1_items.py [--mb 64] [--runs 3] [--top 8] [--ins]
+    taskset -c 0 python benchmarks/stage1_items.py [--mb 64] [--runs 3] [--top 8] [--ins] [--rank-ins]
+
+CPU time moves by more than one item's share on a shared machine: --rank-ins ranks the
+items by instructions instead (two valgrind runs an item, ~12 minutes for the KB's ~90).
 """
 
 from __future__ import annotations
@@ -162,9 +165,14 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=8, help="how many 'texts + <item>' rows to print")
     ap.add_argument("--ins", action="store_true", help="also instructions per byte under callgrind")
     ap.add_argument("--ins-mb", type=int, default=8, help="bytes scanned under callgrind")
+    ap.add_argument(
+        "--rank-ins",
+        action="store_true",
+        help="rank the 'texts + <item>' rows by callgrind instructions (slow: two valgrind runs an item)",
+    )
     args = ap.parse_args()
-    if args.ins and not shutil.which("valgrind"):
-        ap.error("--ins needs valgrind")
+    if (args.ins or args.rank_ins) and not shutil.which("valgrind"):
+        ap.error("--ins and --rank-ins need valgrind")
     from rocmfix import extract
     from rocmfix.kb.loader import load_kb
     from rocmfix.kb.matcher import Matcher
@@ -201,8 +209,14 @@ def main() -> int:
         row("expressions", exprs)
         row("texts + 2-byte text 'qz'", [*texts, (b"qz", caseless)])
         added = []
-        for item in exprs:
-            added.append((_cpu(hs, [*texts, item], data, args.runs)[0], item))
+        for item in exprs:  # ranked by instructions with --rank-ins (~8 s an item), else by CPU
+            part = [*texts, item]
+            cost = (
+                _ins(part, log, ins_size, tmp)
+                if args.rank_ins
+                else _cpu(hs, part, data, args.runs)[0]
+            )
+            added.append((cost, item))
         added.sort(key=lambda x: -x[0])
         for _s, item in added[: args.top]:
             text = item[0].decode("utf-8", "backslashreplace")
