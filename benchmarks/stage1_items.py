@@ -24,7 +24,8 @@ runs its AVX2 code there and the two columns need not agree):
     taskset -c 0 python benchmarks/stage1_items.py [--mb 64] [--runs 3] [--top 8] [--ins] [--rank-ins]
 
 CPU time moves by more than one item's share on a shared machine: --rank-ins ranks the
-items by instructions instead (two valgrind runs an item, ~12 minutes for the KB's ~90).
+items by instructions instead (two valgrind runs an item: 30 minutes for the KB's ~90 on the
+loaded 2-core VM).
 """
 
 from __future__ import annotations
