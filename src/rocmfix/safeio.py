@@ -208,6 +208,24 @@ def open_log(
     return open_stream(open_regular(path), str(path), max_decompressed)
 
 
+def replace_target(path: str | os.PathLike[str]) -> str:
+    """The file that writing ``path`` by rename replaces: ``path`` itself, or the file its
+    symlink names (so the link stays a link).
+
+    Raises:
+        OSError: ``path`` exists and is not a regular file (a FIFO, a device, a socket, a
+            directory): renaming a temporary over it would replace the node itself, as root
+            even ``/dev/full``; or its state cannot be read.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return os.fspath(path)
+    if not stat.S_ISREG(mode):
+        raise not_regular(path, mode)
+    return os.path.realpath(path) if os.path.islink(path) else os.fspath(path)
+
+
 def describe(err: OSError) -> str:
     """``strerror`` of an OSError, or its text when it has none."""
     return err.strerror or str(err)

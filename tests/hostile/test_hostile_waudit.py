@@ -158,6 +158,17 @@ def test_report_out_never_replaces_a_fifo_or_a_device_node(tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]  # no temporary left
 
 
+def test_kb_train_out_never_replaces_a_fifo_or_a_device_node(tmp_path: Path) -> None:
+    # `kb train` writes its artifact by rename too; the target is refused before anything is
+    # learned (and before scikit-learn is looked for), as report --out is.
+    fifo = tmp_path / "ranker.bin"
+    os.mkfifo(fifo)
+    proc = _run("kb", "train", "--data", str(tmp_path), "--out", str(fifo), timeout=60)
+    _refused(proc, "FIFO")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ranker.bin"]
+
+
 def test_report_out_through_a_symlink_writes_the_file_and_keeps_the_link(tmp_path: Path) -> None:
     real = tmp_path / "reports" / "bug.md"
     real.parent.mkdir()

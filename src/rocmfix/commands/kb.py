@@ -107,6 +107,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    if args.out:  # refused before anything is learned: the artifact is written by rename
+        from rocmfix import safeio  # noqa: PLC0415
+
+        try:
+            args.out = safeio.replace_target(args.out)
+        except OSError as err:
+            raise InputError(f"--out {args.out}: cannot write ({safeio.describe(err)})") from None
     try:
         import numpy  # noqa: F401, PLC0415
         import scipy  # noqa: F401, PLC0415

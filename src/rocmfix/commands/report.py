@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -124,15 +123,9 @@ def _target(out: Path) -> Path:
     from rocmfix import safeio
 
     try:
-        mode = out.stat().st_mode
-    except FileNotFoundError:
-        mode = None
+        return Path(safeio.replace_target(out))
     except OSError as err:
         raise InputError(f"--out {out}: cannot write ({safeio.describe(err)})") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        why = safeio.describe(safeio.not_regular(out, mode))
-        raise InputError(f"--out {out}: cannot write ({why})")
-    return Path(os.path.realpath(out)) if out.is_symlink() else out
 
 
 def _confirm(question: str) -> bool:
