@@ -7,8 +7,8 @@ and ``SO`` switch it to line-drawing glyphs, OSC 0 sets its title, OSC 52
 writes the clipboard, and UTF-8 encoded C1 controls (U+009B CSI, U+009D OSC)
 do the same on terminals that honour them. :func:`plain` removes every such
 sequence and every other control character but tab and newline, so what
-rocmfix prints of foreign text is only its printable characters; rocmfix's
-own colours are added after it.
+rocmfix prints of foreign text is only its printable characters (bidirectional
+overrides go too); rocmfix's own colours are added after it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ _SEQUENCE = _rx.compile(
     # any other escape sequence: ESC c, ESC 7, ESC ( 0, ESC # 8, ...
     r"|\x1b[ -/]*[0-~]?"
 )
-_CONTROL = _rx.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# ... and the bidirectional embedding, override and isolate controls (U+202A-U+202E,
+# U+2066-U+2069): printed, they reorder what follows them on the line, so a command or a
+# path reads differently from the bytes a user would copy ("Trojan Source", CVE-2021-42574).
+_CONTROL = _rx.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def plain(text: str) -> str:

@@ -29,8 +29,9 @@ HOSTILE = (
     "\x1b]52;c;ZWNobyBwd25lZA==\x07"  # clipboard write
     "\u009b2J\u009d0;C1-TITLE\u009c"  # the same through C1 controls
     "\x1bP+q\x1b\\\x08\x7f"
+    "\u202e\u2066"  # a right-to-left override and an isolate: they reorder what follows
 )
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
