@@ -27,9 +27,8 @@ THRESHOLD = 70.0
 AMD_CAP = 80.0
 """The most a symptom that names AMD's GPU stack scores in a text that names none of it
 (confidence 0.45: "possibly related")."""
-NEGATION_NEEDS_TROUBLE = True
-"""A symptom that says something is not so ("not detected", "returns False") names its
-entry only in a text with some word of trouble (see ``_TROUBLE``)."""
+# A symptom that says something is not so ("not detected", "returns False") names its
+# entry only in a text with some word of trouble (``_TROUBLE``).
 _NEGATION = _rx.compile(
     r"(?i)\b(?:not|no|cannot|never|unable|without|false|fails?|failed|dont|doesnt|cant|wont|isnt)\b|"
     r"n['’]t\b|[不没]|无法|失败"
@@ -172,7 +171,7 @@ class SymptomIndex:
                 has["amd"] = _text_names_amd(text)
             if not has["amd"]:
                 return False
-        if NEGATION_NEEDS_TROUBLE and self._negated[k]:
+        if self._negated[k]:
             if "trouble" not in has:
                 has["trouble"] = bool(_TROUBLE.search(text))
             if not has["trouble"]:
